@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# muxbpf build: clang -target bpf -> bpftool gen object -> bpftool gen skeleton -> cc, out of
+# tree in $(OUTPUT).  Header dependencies are tracked with -MMD -MP for BPF and C objects alike.
+#
+#   make            build muxbpf and the test programs
+#   make deps       install the Debian packages everything needs (idempotent)
+#   make netmux     build the default target (netmux 2.12 from Debian's source, frame pointers)
+#   make run        deps + build + default target + `muxbpf --phase all`
+#   make test       deps + build + default target + every test
+#   V=1             show the commands
+
+OUTPUT ?= build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_LINKED := $(OUTPUT)/bpf/muxbpf.bpf.o
+SKEL := $(OUTPUT)/muxbpf.skel.h
+
+SRCS := $(wildcard src/*.c)
+OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
+
+# The embedded default target (see scripts/build-netmux.sh).
+NETMUX_DIR := $(abspath $(OUTPUT))/tinymux
+NETMUX_FP := $(NETMUX_DIR)/fp/mux2.12/src/netmux
+NETMUX_NOFP := $(NETMUX_DIR)/nofp/mux2.12/src/netmux
+NETMUX_FP_FLAGS := -O2 -g -fno-omit-frame-pointer
+NETMUX_NOFP_FLAGS := -O2 -g
+GAME_TEMPLATE := /usr/share/tinymux/game
+
+PKGS := libbpf libelf libdw zlib
+CFLAGS ?= -g -O2
+override CFLAGS += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+	-Iinclude -Isrc -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	-DMUXBPF_DEFAULT_NETMUX='"$(NETMUX_FP)"' -DMUXBPF_DEFAULT_TEMPLATE='"$(GAME_TEMPLATE)"'
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lstdc++
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
+	-Iinclude -Ivmlinux/$(ARCH)
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all clean deps netmux netmux-nofp run test check-tests
+
+all: $(OUTPUT)/muxbpf tests-build
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/src $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+# --- BPF: one object per concern, linked into one skeleton ------------------------------------
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BPF_LINKED): $(BPF_OBJS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(BPF_LINKED)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name muxbpf_bpf > $@
+
+# --- userspace ---------------------------------------------------------------------------------
+# Every object may include the skeleton (only attach/collect do); build it first.
+$(OUTPUT)/src/%.o: src/%.c $(SKEL) | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/muxbpf: $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+include tests/tests.mk
+
+# --- default target ----------------------------------------------------------------------------
+netmux: $(NETMUX_FP)
+netmux-nofp: $(NETMUX_NOFP)
+
+$(NETMUX_FP):
+	$(call msg,NETMUX,$@)
+	$(Q)scripts/build-netmux.sh $(NETMUX_DIR)/fp "$(NETMUX_FP_FLAGS)"
+
+$(NETMUX_NOFP):
+	$(call msg,NETMUX,$@)
+	$(Q)scripts/build-netmux.sh $(NETMUX_DIR)/nofp "$(NETMUX_NOFP_FLAGS)"
+
+# --- the README's two commands -----------------------------------------------------------------
+deps:
+	$(Q)scripts/deps.sh
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all netmux
+	$(OUTPUT)/muxbpf --phase all
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp
+	$(Q)tests/run.sh $(OUTPUT)
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(filter-out $(OUTPUT)/tinymux,$(wildcard $(OUTPUT)/*))
+
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Exact on-CPU time from the kernel's own accounting (task->se.sum_exec_runtime), never from
+ * pairing sched_switch events (this kernel sometimes emits none).  A task iterator scoped to the
+ * target process writes one record per live thread; the exit handler keeps the final runtime of
+ * threads that exit, so a thread that dies inside a phase still counts.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "muxbpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The target process; set by the loader between open and load. */
+const volatile __u32 targ_tgid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct muxbpf_task_rt);
+	__uint(max_entries, MUXBPF_MAX_THREADS);
+} exited SEC(".maps");
+
+static __always_inline void fill_rt(struct muxbpf_task_rt *rt, struct task_struct *task)
+{
+	rt->pid = BPF_CORE_READ(task, tgid);
+	rt->tid = BPF_CORE_READ(task, pid);
+	rt->runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	BPF_CORE_READ_STR_INTO(&rt->comm, task, comm);
+}
+
+SEC("iter/task")
+int task_runtime(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct muxbpf_task_rt rt = {};
+
+	if (!task)
+		return 0;
+	fill_rt(&rt, task);
+	bpf_seq_write(ctx->meta->seq, &rt, sizeof(rt));
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(task_exit, struct task_struct *task)
+{
+	struct muxbpf_task_rt rt = {};
+
+	if (BPF_CORE_READ(task, tgid) != targ_tgid)
+		return 0;
+	fill_rt(&rt, task);
+	bpf_map_update_elem(&exited, &rt.tid, &rt, BPF_ANY);
+	return 0;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The sampler: runs on every user-mode cpu-clock sample of the target (a per-task perf event
+ * with inherit, exclude_kernel=1) and counts the sample under {phase, pid, tid, user stack}.
+ * Nothing is streamed to userspace; the loader reads the maps at the end.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "muxbpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The phase the loader is running; written through the skeleton's mmapped .bss. */
+volatile __u32 phase;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MUXBPF_MAX_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, MUXBPF_DEFAULT_STACKS);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sample_key);
+	__type(value, __u64);
+	__uint(max_entries, MUXBPF_DEFAULT_SAMPLE_KEYS);
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct muxbpf_phase_stats);
+	__uint(max_entries, MUXBPF_MAX_PHASES);
+} sample_stats SEC(".maps");
+
+static __always_inline int count_sample(struct muxbpf_sample_key *key)
+{
+	__u64 one = 1, *cnt;
+
+	cnt = bpf_map_lookup_elem(&samples, key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, 1);
+		return 0;
+	}
+	/* BPF_NOEXIST: another CPU may have inserted the key since the lookup. */
+	if (bpf_map_update_elem(&samples, key, &one, BPF_NOEXIST) == 0)
+		return 0;
+	cnt = bpf_map_lookup_elem(&samples, key);
+	if (cnt) {
+		__sync_fetch_and_add(cnt, 1);
+		return 0;
+	}
+	return -1;
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	struct muxbpf_sample_key key = {};
+	struct muxbpf_phase_stats *st;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 ph = phase;
+	long sid;
+
+	if (ph >= MUXBPF_MAX_PHASES)
+		ph = 0;
+	st = bpf_map_lookup_elem(&sample_stats, &ph);
+	if (!st)
+		return 0;
+	st->taken++;
+	if (ph != phase)
+		st->dropped[MUXBPF_DROP_PHASE_RANGE]++;
+
+	key.phase = ph;
+	key.pid = pid_tgid >> 32;
+	key.tid = (__u32)pid_tgid;
+	/*
+	 * No BPF_F_REUSE_STACKID: a hash collision in the stack map fails with -EEXIST instead of
+	 * silently replacing another stack that samples already point at.
+	 */
+	sid = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (sid < 0) {
+		key.stack_id = (__s32)sid;
+		key.ip = PT_REGS_IP(&ctx->regs);
+		st->dropped[MUXBPF_DROP_STACK_FAILED]++;
+	} else {
+		key.stack_id = (__s32)sid;
+	}
+	if (count_sample(&key) == 0)
+		st->recorded++;
+	else
+		st->dropped[MUXBPF_DROP_COUNTS_FULL]++;
+	return 0;
+}

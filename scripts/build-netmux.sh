@@ -1,0 +1,45 @@
+#!/bin/sh
+# Build netmux 2.12 from Debian's tinymux source package into DIR with the given compiler flags.
+#   scripts/build-netmux.sh DIR "FLAGS"
+# The source comes through a private apt source list (the system's apt configuration is not
+# touched); Debian's patches are applied; FLAGS reach every compile line through OPTIM (configure
+# ignores CXXFLAGS from the environment), which the build log is checked for.
+set -eu
+dir=$1
+flags=$2
+src=$dir/mux2.12/src
+
+if [ -x "$src/netmux" ] && [ -f "$dir/.flags" ] && [ "$(cat "$dir/.flags")" = "$flags" ]; then
+	exit 0
+fi
+rm -rf "$dir"
+mkdir -p "$dir/apt/lists/partial" "$dir/dl"
+cat >"$dir/apt/sources.list" <<SRC
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+SRC
+apt_opts="-o Dir::Etc::SourceList=$dir/apt/sources.list -o Dir::Etc::SourceParts=/dev/null"
+apt_opts="$apt_opts -o Dir::State::Lists=$dir/apt/lists -o Debug::NoLocking=1"
+# shellcheck disable=SC2086
+apt-get -qq $apt_opts update >"$dir/apt.log" 2>&1 || { cat "$dir/apt.log" >&2; exit 1; }
+# shellcheck disable=SC2086
+(cd "$dir/dl" && apt-get -qq $apt_opts source --download-only tinymux) >>"$dir/apt.log" 2>&1 ||
+	{ cat "$dir/apt.log" >&2; exit 1; }
+tar -xjf "$dir"/dl/tinymux_*.orig.tar.bz2 -C "$dir"
+tar -xJf "$dir"/dl/tinymux_*.debian.tar.xz -C "$dir"
+for p in $(cat "$dir/debian/patches/series"); do
+	patch -s -d "$dir/mux2.12" -p1 <"$dir/debian/patches/$p"
+done
+(cd "$src" && ./configure --enable-stubslave >"$dir/configure.log" 2>&1) ||
+	{ tail -20 "$dir/configure.log" >&2; exit 1; }
+(cd "$src" && make -j"$(nproc)" OPTIM="$flags" >"$dir/build.log" 2>&1) ||
+	{ tail -30 "$dir/build.log" >&2; exit 1; }
+# The flags must have reached the compile lines.
+if ! grep -F -q -- "$flags" "$dir/build.log"; then
+	echo "build-netmux: flags '$flags' not found in $dir/build.log" >&2
+	exit 1
+fi
+for f in netmux libmux.so stubslave slave; do
+	[ -x "$src/$f" ] || { echo "build-netmux: $src/$f missing" >&2; exit 1; }
+done
+printf '%s' "$flags" >"$dir/.flags"
+echo "netmux built in $src ($flags)"

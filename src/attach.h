@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The profiler's BPF side for one target process: open and load the skeleton, attach the
+ * user-only cpu-clock sampler to the (paused) target with inherit, the exit handler, and the
+ * runtime iterator; switch phases; detach everything on free.  Only attach.c and collect.c
+ * include the skeleton.
+ */
+#ifndef MUXBPF_ATTACH_H
+#define MUXBPF_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct attach_opts {
+	pid_t pid;             /* target process (a paused child, or a running process) */
+	int freq;              /* sampling frequency, Hz */
+	uint32_t max_stacks;   /* stack map entries (0: default) */
+	uint32_t max_samples;  /* samples hash entries (0: default) */
+	bool enable_on_exec;   /* start sampling at the target's execve (paused child) */
+};
+
+struct profiler;
+struct muxbpf_bpf;
+
+/* Load and attach.  NULL with errno set; the reason is printed once. */
+struct profiler *profiler__new(const struct attach_opts *opts);
+/* Make the sampler count under phase id from now on. */
+void profiler__set_phase(struct profiler *p, unsigned int phase);
+unsigned int profiler__phase(const struct profiler *p);
+/* Detach every link and free (safe on NULL). */
+void profiler__free(struct profiler *p);
+
+/* For collect.c only. */
+struct muxbpf_bpf *profiler__skel(struct profiler *p);
+int profiler__iter_fd(struct profiler *p);
+pid_t profiler__pid(const struct profiler *p);
+
+#endif /* MUXBPF_ATTACH_H */

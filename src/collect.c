@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Snapshot the BPF maps into plain structs for the pure stages downstream. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "collect.h"
+#include "log.h"
+#include "muxbpf.skel.h"
+
+static int rt_push(struct rt_snapshot *s, size_t *cap, const struct muxbpf_task_rt *rt)
+{
+	if (s->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		void *v = realloc(s->v, ncap * sizeof(*s->v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		*cap = ncap;
+	}
+	s->v[s->n++] = *rt;
+	return 0;
+}
+
+static bool rt_has(const struct rt_snapshot *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int read_iter(struct profiler *p, struct rt_snapshot *out, size_t *cap)
+{
+	struct muxbpf_task_rt rt;
+	int fd, err = 0;
+	ssize_t n;
+
+	fd = bpf_iter_create(profiler__iter_fd(p));
+	if (fd < 0) {
+		pr_err("failed to create task iterator: %s", strerror(errno));
+		return -errno;
+	}
+	/* The iterator writes whole records; a short read only happens at the end. */
+	while ((n = read(fd, &rt, sizeof(rt))) == sizeof(rt)) {
+		err = rt_push(out, cap, &rt);
+		if (err)
+			break;
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int collect_runtime(struct profiler *p, struct rt_snapshot *out)
+{
+	int map_fd = bpf_map__fd(profiler__skel(p)->maps.exited);
+	struct muxbpf_task_rt rt;
+	__u32 key, next;
+	__u32 *prev = NULL;
+	size_t cap = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_iter(p, out, &cap);
+	while (!err && bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(map_fd, &key, &rt) == 0 && !rt_has(out, rt.tid))
+			err = rt_push(out, &cap, &rt);
+	}
+	if (err)
+		rt_snapshot__free(out);
+	return err;
+}
+
+static int read_stats(struct profiler *p, struct mb_profile *out)
+{
+	int fd = bpf_map__fd(profiler__skel(p)->maps.sample_stats);
+	int ncpu = libbpf_num_possible_cpus();
+	struct muxbpf_phase_stats *per_cpu;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	per_cpu = calloc(ncpu, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	for (__u32 ph = 0; ph < MUXBPF_MAX_PHASES; ph++) {
+		struct muxbpf_phase_stats *sum = &out->stats[ph];
+
+		if (bpf_map_lookup_elem(fd, &ph, per_cpu))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			sum->taken += per_cpu[c].taken;
+			sum->recorded += per_cpu[c].recorded;
+			for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
+				sum->dropped[d] += per_cpu[c].dropped[d];
+		}
+	}
+	free(per_cpu);
+	return 0;
+}
+
+/* Fill one sample from its key: the stack from the stack map, or the leaf ip alone. */
+static int fill_sample(int stacks_fd, const struct muxbpf_sample_key *k, __u64 count,
+		       __u64 *stack_buf, struct mb_sample *s)
+{
+	uint32_t nr = 0;
+
+	s->phase = k->phase;
+	s->pid = k->pid;
+	s->tid = k->tid;
+	s->count = count;
+	s->stack_err = k->stack_id < 0 ? k->stack_id : 0;
+	if (k->stack_id >= 0) {
+		__u32 id = k->stack_id;
+
+		if (bpf_map_lookup_elem(stacks_fd, &id, stack_buf) == 0)
+			while (nr < MUXBPF_MAX_STACK_DEPTH && stack_buf[nr])
+				nr++;
+		if (nr == 0)
+			s->stack_err = -ENOENT;
+	}
+	if (nr == 0) {
+		stack_buf[0] = k->ip;
+		nr = k->ip ? 1 : 0;
+	}
+	s->nr = nr;
+	s->ips = malloc((nr ? nr : 1) * sizeof(*s->ips));
+	if (!s->ips)
+		return -ENOMEM;
+	memcpy(s->ips, stack_buf, nr * sizeof(*s->ips));
+	return 0;
+}
+
+int collect_profile(struct profiler *p, struct mb_profile *out)
+{
+	struct muxbpf_bpf *skel = profiler__skel(p);
+	int samples_fd = bpf_map__fd(skel->maps.samples);
+	int stacks_fd = bpf_map__fd(skel->maps.stacks);
+	struct muxbpf_sample_key key, next, *prev = NULL;
+	__u64 stack_buf[MUXBPF_MAX_STACK_DEPTH];
+	size_t cap = 0;
+	__u64 count;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_stats(p, out);
+	while (!err && bpf_map_get_next_key(samples_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(samples_fd, &key, &count))
+			continue;
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			void *v = realloc(out->samples, ncap * sizeof(*out->samples));
+
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			out->samples = v;
+			cap = ncap;
+		}
+		err = fill_sample(stacks_fd, &key, count, stack_buf, &out->samples[out->n]);
+		if (!err)
+			out->n++;
+	}
+	if (err)
+		profile__free(out);
+	return err;
+}

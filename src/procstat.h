@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The kernel's own counters from /proc: tick-based utime/stime, schedstat runtime, thread
+ * states.  Used for the usr/sys columns and as ground truth beside the BPF runtime. */
+#ifndef MUXBPF_PROCSTAT_H
+#define MUXBPF_PROCSTAT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_times {
+	uint64_t schedstat_ns; /* sum over live threads of /proc/PID/task/TID/schedstat field 1 */
+	uint64_t utime_ns;     /* /proc/PID/stat utime (whole process, dead threads included) */
+	uint64_t stime_ns;     /* /proc/PID/stat stime */
+	int threads;
+};
+
+/* Parse the text of a /proc/.../stat file: state letter, utime and stime in ticks.  Pure.
+ * Returns 0 or -EINVAL. */
+int procstat_parse_stat(const char *text, char *state, uint64_t *utime, uint64_t *stime);
+/* Read the counters of process pid.  Returns 0 or -errno. */
+int procstat_read(pid_t pid, struct proc_times *out);
+/*
+ * Wait until no thread of pid is running or runnable (state other than R), up to timeout_ms.
+ * Runtime readings are exact only for a thread that is off CPU (the kernel folds the running
+ * slice in at ticks and switches).  Returns 0, -ETIMEDOUT, or -errno (-ESRCH: gone).
+ */
+int procstat_wait_sleeping(pid_t pid, int timeout_ms);
+
+#endif /* MUXBPF_PROCSTAT_H */

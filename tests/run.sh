@@ -1,0 +1,53 @@
+#!/bin/sh
+# Run every test program and print one closing line: "tests: N passed, N failed, N skipped".
+#   tests/run.sh BUILD_DIR
+# cmocka suites report in TAP; tests/e2e/*.sh scripts exit 0 (pass), 77 (skip) or other (fail).
+set -u
+out=${1:-build}
+pass=0 fail=0 skip=0
+failed_names=
+
+count_tap() { # $1 = TAP text, $2 = suite name
+	p=$(printf '%s\n' "$1" | grep -c '^ok .*' ) || true
+	s=$(printf '%s\n' "$1" | grep -c '^ok .*# SKIP') || true
+	f=$(printf '%s\n' "$1" | grep -c '^not ok') || true
+	pass=$((pass + p - s)) skip=$((skip + s)) fail=$((fail + f))
+	[ "$f" -gt 0 ] && failed_names="$failed_names $2"
+}
+
+for t in "$out"/tests/test_*; do
+	case $t in *.d) continue ;; esac
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "=== $name"
+	tap=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$tap"
+	count_tap "$tap" "$name"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$tap" | grep -q '^not ok'; then
+		echo "$name: exited $rc without a failing test (crash?)"
+		fail=$((fail + 1)) failed_names="$failed_names $name"
+	fi
+done
+
+for t in tests/e2e/*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "=== $name"
+	sh "$t" "$out"
+	rc=$?
+	case $rc in
+	0) pass=$((pass + 1)); echo "ok - $name" ;;
+	77) if [ -n "${MUXBPF_REQUIRE_BPF:-}" ]; then
+		fail=$((fail + 1)) failed_names="$failed_names $name"
+		echo "not ok - $name (skipped, but MUXBPF_REQUIRE_BPF is set)"
+	    else
+		skip=$((skip + 1)); echo "ok - $name # SKIP"
+	    fi ;;
+	*) fail=$((fail + 1)) failed_names="$failed_names $name"; echo "not ok - $name (exit $rc)" ;;
+	esac
+done
+
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

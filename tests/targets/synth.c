@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Ground-truth target for the sampler tests.  Reads one command byte at a time from stdin and
+ * answers 'k' on stdout when the work is done, so the test switches phases while it sleeps:
+ *   'a'  burn CPU_MS (argv[1], default 1000) of CPU: 70% in hot_a, 30% in hot_b
+ *   'c'  burn CPU_MS/2 of CPU in hot_c
+ *   'q'  exit
+ * hot_a/b/c have the same body (so a unit costs the same in each) and noipa so the compiler
+ * can neither merge nor inline them.
+ */
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT_ITERS 20000
+
+static volatile unsigned long sink;
+
+#define HOT(name, k)                                                                               \
+	__attribute__((noipa)) void name(unsigned long units)                                      \
+	{                                                                                          \
+		unsigned long x = sink + (k);                                                      \
+		for (unsigned long i = 0; i < units * UNIT_ITERS; i++)                             \
+			x = x * 6364136223846793005ul + 1442695040888963407ul;                     \
+		sink = x;                                                                          \
+	}
+
+HOT(hot_a, 1)
+HOT(hot_b, 2)
+HOT(hot_c, 3)
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+__attribute__((noipa)) static void phase_one(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end) {
+		hot_a(7);
+		hot_b(3);
+	}
+}
+
+__attribute__((noipa)) static void phase_two(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end)
+		hot_c(10);
+}
+
+int main(int argc, char **argv)
+{
+	double ms = argc > 1 ? atof(argv[1]) : 1000;
+	char c;
+
+	while (read(0, &c, 1) == 1) {
+		if (c == 'a')
+			phase_one(ms);
+		else if (c == 'c')
+			phase_two(ms / 2);
+		else if (c == 'q')
+			break;
+		else
+			continue;
+		if (write(1, "k", 1) != 1)
+			return 1;
+	}
+	return 0;
+}

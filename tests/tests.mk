@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Test programs: tests/test_*.c are cmocka suites linked with every loader object but main.o;
+# tests/targets/*.c are ground-truth targets with known behaviour (frame pointers, symbols);
+# tests/fixtures/fixtures.mk builds the symbolizer's fixture binaries.
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+TARGET_SRCS := $(wildcard tests/targets/*.c)
+TARGET_BINS := $(patsubst tests/targets/%.c,$(OUTPUT)/tests/targets/%,$(TARGET_SRCS))
+TARGET_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall -Wextra
+
+FIXTURES :=
+-include tests/fixtures/fixtures.mk
+
+.PHONY: tests-build
+tests-build: $(TEST_BINS) $(TARGET_BINS) $(FIXTURES)
+
+$(OUTPUT)/tests/targets:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/tests/test_%: tests/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+$(OUTPUT)/tests/targets/%: tests/targets/%.c | $(OUTPUT)/tests/targets
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -MMD -MP $< -o $@ -lpthread
+
+-include $(wildcard $(OUTPUT)/tests/*.d $(OUTPUT)/tests/targets/*.d)
