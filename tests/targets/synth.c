@@ -5,14 +5,15 @@
  *   'a'  burn CPU_MS (argv[1], default 1000) of CPU: 70% in hot_a, 30% in hot_b
  *   'c'  burn CPU_MS/2 of CPU in hot_c
  *   'q'  exit
- * hot_a/b/c have the same body (so a unit costs the same in each) and noipa so the compiler
- * can neither merge nor inline them.
+ * The 70/30 split is enforced on measured thread CPU time, not on iteration counts: identical
+ * loops at different addresses can run at different speeds.  hot_a/b/c are noipa so the
+ * compiler can neither merge nor inline them.
  */
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-#define UNIT_ITERS 20000
+#define UNIT_ITERS 20000 /* ~20-40 µs */
 
 static volatile unsigned long sink;
 
@@ -37,13 +38,24 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Run one unit of fn and return the thread CPU time it took, in ms. */
+static double timed(void (*fn)(unsigned long))
+{
+	double t0 = cpu_ms();
+
+	fn(1);
+	return cpu_ms() - t0;
+}
+
 __attribute__((noipa)) static void phase_one(double ms)
 {
-	double end = cpu_ms() + ms;
+	double a = 0, b = 0;
 
-	while (cpu_ms() < end) {
-		hot_a(7);
-		hot_b(3);
+	while (a + b < ms) {
+		if (a * 3 <= b * 7)
+			a += timed(hot_a);
+		else
+			b += timed(hot_b);
 	}
 }
 

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The terminal report: header, one row per phase, then each phase's top functions. */
+#ifndef MUXBPF_REPORT_H
+#define MUXBPF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "fold.h"
+#include "muxbpf.h"
+
+struct report_phase {
+	unsigned int id;
+	bool measured;         /* a window the driver ran (false for "outside") */
+	bool ok;
+	char error[256];
+	double wall_s;
+	uint64_t commands;
+	uint64_t oncpu_ns;     /* from task->se.sum_exec_runtime (BPF) */
+	uint64_t schedstat_ns; /* /proc/PID/task/ * /schedstat over the same window, as a check */
+	uint64_t usr_ns;       /* /proc/PID/stat utime delta (tick-granular) */
+	uint64_t sys_ns;       /* /proc/PID/stat stime delta (tick-granular) */
+	struct muxbpf_phase_stats stats;
+	uint64_t other_pid_samples; /* samples in child processes (stubslave, slave) */
+	struct fold_table fold;
+};
+
+struct report {
+	const char *target;  /* netmux path */
+	const char *version; /* @version reply */
+	int pid, port;
+	double scale;
+	int freq;
+	int top;             /* rows per phase table */
+	bool profiled;       /* false with --no-profile */
+	struct report_phase phases[MUXBPF_MAX_PHASES];
+	int nphases;         /* measured phases in run order, then "outside" */
+};
+
+/* Samples expected from a phase's user time below which zero samples are plausible. */
+#define REPORT_BUSY_MIN_SAMPLES 20
+
+void report_print(FILE *f, const struct report *r);
+/* Print one loud error line per problem (a failed phase, a busy phase with no samples).
+ * Returns the number of problems. */
+int report_check(const struct report *r);
+
+#endif /* MUXBPF_REPORT_H */

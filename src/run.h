@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One profiling session against a throwaway netmux: start the game paused, attach, boot, drive
+ * the phases with readings at every boundary, collect the maps, shut everything down.  What it
+ * returns is plain data; no process or BPF link outlives run_session().
+ */
+#ifndef MUXBPF_RUN_H
+#define MUXBPF_RUN_H
+
+#include "drive.h"
+#include "maps.h"
+#include "opts.h"
+#include "procstat.h"
+#include "profile.h"
+
+/* The kernel's counters at one moment while the server sleeps. */
+struct reading {
+	struct rt_snapshot rt; /* BPF runtime per thread (empty with --no-profile) */
+	struct proc_times proc;
+};
+
+struct window {
+	unsigned int phase;
+	struct reading before, after;
+	struct phase_result result;
+};
+
+struct run {
+	char netmux[4096];
+	char version[256];
+	int pid, port;
+	struct window windows[MUXBPF_PHASE__COUNT];
+	int nwindows;
+	struct reading start, final;
+	struct mb_maps maps[MUXBPF_MAX_PHASES]; /* snapshot at each phase's end */
+	struct mb_maps last_maps;               /* the last snapshot taken */
+	struct mb_profile profile;
+};
+
+/* Returns 0 when every phase ran and checked; otherwise -errno, with whatever was gathered
+ * still in r (phases that completed, the profile if it could be read). */
+int run_session(const struct opts *o, struct run *r);
+void run__free(struct run *r);
+
+#endif /* MUXBPF_RUN_H */
