@@ -37,7 +37,13 @@ int resolve_profile(struct symbolizer *sym, const struct mb_maps *by_phase,
 				all[i][f].why = MB_UNNAMED_NO_MAPPING;
 				continue;
 			}
-			err = resolve_frame(sym, first, fallback, s->ips[f], &all[i][f]);
+			/*
+			 * Frames above the leaf are return addresses: look up the call
+			 * instruction (ip - 1), or a call that never returns at the end of a
+			 * function is named after the next one.
+			 */
+			err = resolve_frame(sym, first, fallback, f ? s->ips[f] - 1 : s->ips[f],
+					    &all[i][f]);
 		}
 	}
 	if (err) {

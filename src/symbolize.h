@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Addresses to names: mapping from a maps snapshot, file offset, ELF symbol from .symtab (or
- * .dynsym when stripped) with libelf, PIE and shared-library load bias handled, C++ names
- * demangled.  One open ELF per file, cached; lookups are binary searches.
+ * Addresses to names: mapping from a maps snapshot, file offset, ELF symbol from .symtab (or,
+ * when stripped, a build-id debug file's .symtab or .dynsym) with libelf, PIE and shared-library
+ * load bias handled, C++ names demangled.  One open ELF per file, cached; lookups are binary
+ * searches.
  */
 #ifndef MUXBPF_SYMBOLIZE_H
 #define MUXBPF_SYMBOLIZE_H
@@ -22,7 +23,8 @@ enum mb_unnamed {
 };
 
 struct mb_sym {
-	const char *dso;  /* mapping path ("[vdso]", "[anon]" for anonymous), owned by symbolizer */
+	const char *dso;  /* mapping path ("[vdso]", "[anon]" for anonymous), owned by symbolizer;
+			   * NULL when the address is in no mapping */
 	uint64_t offset;  /* file offset of the address within dso (address for anonymous) */
 	const char *name; /* demangled function name, or NULL; owned by the symbolizer */
 	uint64_t sym_off; /* address - symbol start, when named */
@@ -32,6 +34,10 @@ struct mb_sym {
 struct symbolizer;
 
 struct symbolizer *symbolizer__new(void);
+/* Where separate debug files are looked up by build-id (DIR/.build-id/xx/yyyy.debug) for files
+ * without .symtab; default /usr/lib/debug, NULL for none.  Applies to files opened afterwards.
+ * Returns 0 or -errno. */
+int symbolizer__set_debug_dir(struct symbolizer *s, const char *dir);
 /* Resolve addr, a virtual address in the process the snapshot came from.  Returns 0 (out filled,
  * possibly unnamed with out->why set) or -errno on internal failure. */
 int symbolizer__lookup(struct symbolizer *s, const struct mb_maps *maps, uint64_t addr,

@@ -37,7 +37,7 @@ struct target {
 
 static void target_path(char *buf, size_t size)
 {
-	char exe[PATH_MAX];
+	char exe[PATH_MAX - 32];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	assert_true(n > 0);
