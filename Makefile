@@ -74,8 +74,14 @@ $(SKEL): $(BPF_LINKED)
 	$(Q)$(BPFTOOL) gen skeleton $< name muxbpf_bpf > $@
 
 # --- userspace ---------------------------------------------------------------------------------
+# Syscall names come from the kernel's UAPI headers, generated at build time.
+SYSCALL_NAMES := $(OUTPUT)/syscall_names.h
+$(SYSCALL_NAMES): scripts/gen-syscalls.sh | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-syscalls.sh > $@
+
 # Every object may include the skeleton (only attach/collect do); build it first.
-$(OUTPUT)/src/%.o: src/%.c $(SKEL) | $(OUTPUT)/src
+$(OUTPUT)/src/%.o: src/%.c $(SKEL) $(SYSCALL_NAMES) | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

@@ -29,10 +29,16 @@ static __always_inline void fill_rt(struct muxbpf_task_rt *rt, struct task_struc
 	rt->tid = BPF_CORE_READ(task, pid);
 	rt->runtime_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
 	BPF_CORE_READ_STR_INTO(&rt->comm, task, comm);
+	rt->run_delay_ns = BPF_CORE_READ(task, sched_info.run_delay);
+	rt->pcount = BPF_CORE_READ(task, sched_info.pcount);
+	rt->nvcsw = BPF_CORE_READ(task, nvcsw);
+	rt->nivcsw = BPF_CORE_READ(task, nivcsw);
+	rt->min_flt = BPF_CORE_READ(task, min_flt);
+	rt->maj_flt = BPF_CORE_READ(task, maj_flt);
 }
 
 SEC("iter/task")
-int task_runtime(struct bpf_iter__task *ctx)
+int mb_task_runtime(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct muxbpf_task_rt rt = {};
@@ -45,7 +51,7 @@ int task_runtime(struct bpf_iter__task *ctx)
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(task_exit, struct task_struct *task)
+int BPF_PROG(mb_task_exit, struct task_struct *task)
 {
 	struct muxbpf_task_rt rt = {};
 

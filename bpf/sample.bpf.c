@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The sampler: runs on every user-mode cpu-clock sample of the target (a per-task perf event
- * with inherit, exclude_kernel=1) and counts the sample under {phase, pid, tid, user stack}.
+ * with inherit, exclude_kernel=1) and counts the sample under {phase, pid, tid, user stack};
+ * the stack is walked and interned by bpf/unwind.bpf.c.
  * Nothing is streamed to userspace; the loader reads the maps at the end.
  */
 #include "vmlinux.h"
@@ -14,12 +15,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* The phase the loader is running; written through the skeleton's mmapped .bss. */
 volatile __u32 phase;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, MUXBPF_MAX_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, MUXBPF_DEFAULT_STACKS);
-} stacks SEC(".maps");
+/* bpf/unwind.bpf.c: walk the user stack (fp or CFI, --unwind) and intern it; id or -errno. */
+extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -56,7 +53,7 @@ static __always_inline int count_sample(struct muxbpf_sample_key *key)
 }
 
 SEC("perf_event")
-int sample(struct bpf_perf_event_data *ctx)
+int mb_sample(struct bpf_perf_event_data *ctx)
 {
 	struct muxbpf_sample_key key = {};
 	struct muxbpf_phase_stats *st;
@@ -76,11 +73,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.phase = ph;
 	key.pid = pid_tgid >> 32;
 	key.tid = (__u32)pid_tgid;
-	/*
-	 * No BPF_F_REUSE_STACKID: a hash collision in the stack map fails with -EEXIST instead of
-	 * silently replacing another stack that samples already point at.
-	 */
-	sid = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* Content-addressed: two different stacks never share an id (no STACK_TRACE map). */
+	sid = mb_user_stack(PT_REGS_IP(&ctx->regs), PT_REGS_SP(&ctx->regs), PT_REGS_FP(&ctx->regs),
+			    st);
 	if (sid < 0) {
 		key.stack_id = (__s32)sid;
 		key.ip = PT_REGS_IP(&ctx->regs);

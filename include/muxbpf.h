@@ -62,26 +62,250 @@ struct muxbpf_sample_key {
 };
 _Static_assert(sizeof(struct muxbpf_sample_key) == 24, "muxbpf_sample_key layout");
 
+/* How the user stack is walked (--unwind): frame pointers, CFI only, or CFI with fp fallback. */
+enum muxbpf_unwind_mode {
+	MUXBPF_UNWIND_FP = 0,
+	MUXBPF_UNWIND_DWARF,
+	MUXBPF_UNWIND_AUTO,
+};
+
+/* How a user stack walk ended: the first two are clean ends, the others truncations. */
+enum muxbpf_walk_end {
+	MUXBPF_WALK_OUTERMOST = 0, /* CFI row with the return address undefined (_start, clone3) */
+	MUXBPF_WALK_ZERO_END,      /* rbp = 0 in a frame-pointer step, or a return address of 0 */
+	MUXBPF_WALK_NO_PROC,       /* no unwind tables loaded for the process yet */
+	MUXBPF_WALK_NO_TABLE,      /* pc in no mapping with CFI (dwarf mode) */
+	MUXBPF_WALK_NO_ROW,        /* pc in a mapping whose CFI does not cover it (dwarf mode) */
+	MUXBPF_WALK_UNSUPPORTED,   /* a CFI rule the walker cannot evaluate (dwarf mode) */
+	MUXBPF_WALK_READ_FAULT,    /* a stack word could not be read */
+	MUXBPF_WALK_BAD_FRAME,     /* CFA not above sp, rbp needed but lost, RA not a user address */
+	MUXBPF_WALK_DEPTH,         /* MUXBPF_MAX_STACK_DEPTH frames and more to go */
+	MUXBPF_WALK_END__COUNT,
+};
+
 /* Per-phase sampler accounting (per-CPU array indexed by phase): taken = recorded + lost. */
 struct muxbpf_phase_stats {
 	__u64 taken;    /* samples the program ran for */
 	__u64 recorded; /* samples counted in the samples hash (with or without a stack) */
 	__u64 dropped[MUXBPF_DROP__COUNT];
 	__u64 __pad;
+	/* User stack walks (bpf/unwind.bpf.c): walks = sum of walk_end. */
+	__u64 walks;
+	__u64 frames;    /* frames recorded */
+	__u64 fp_frames; /* callers found by frame pointer (fp mode, or auto's fallback) */
+	__u64 walk_end[MUXBPF_WALK_END__COUNT];
 };
-_Static_assert(sizeof(struct muxbpf_phase_stats) == 48, "muxbpf_phase_stats layout");
+_Static_assert(sizeof(struct muxbpf_phase_stats) == 144, "muxbpf_phase_stats layout");
 
 /*
- * One thread's runtime as the kernel accounts it (task->se.sum_exec_runtime, ns).  The task
- * iterator writes one record per thread of the target; the exit handler keeps the last value of
- * threads that exit, keyed by tid.
+ * CFI unwind tables (src/cfi.c compiles them, src/unwind.c loads them, bpf/unwind.bpf.c walks).
+ * Rows of every table live in one array, each table a sorted run [row_first, +row_count) of
+ * {pc, info}: the rule at pc holds until the next row's pc.  Rules are deduplicated into a
+ * second array (a few thousand distinct ones cover a whole process), so a row is 8 bytes.
+ */
+enum muxbpf_cfa {
+	MUXBPF_CFA_NONE = 0,    /* no CFI covers this pc (a gap between FDEs) */
+	MUXBPF_CFA_RSP,         /* CFA = rsp + cfa_off */
+	MUXBPF_CFA_RBP,         /* CFA = rbp + cfa_off */
+	MUXBPF_CFA_PLT,         /* CFA = rsp + cfa_off + ((rip & 15) >= plt_thresh ? 8 : 0) */
+	MUXBPF_CFA_SIGNAL,      /* signal trampoline: rip, rsp, rbp saved at rsp + ra/cfa/rbp_off */
+	MUXBPF_CFA_END,         /* return address undefined: the outermost frame */
+	MUXBPF_CFA_UNSUPPORTED, /* a rule the walker cannot evaluate (an unknown expression) */
+};
+
+enum muxbpf_rbp {
+	MUXBPF_RBP_SAME = 0, /* the caller's rbp is this frame's */
+	MUXBPF_RBP_AT,       /* saved at CFA + rbp_off */
+	MUXBPF_RBP_LOST,     /* undefined or not expressible: an rbp-based CFA above is unusable */
+};
+
+struct muxbpf_unwind_info {
+	__u8 cfa;        /* enum muxbpf_cfa */
+	__u8 rbp;        /* enum muxbpf_rbp */
+	__u8 plt_thresh; /* MUXBPF_CFA_PLT */
+	__u8 __pad;
+	__s32 cfa_off;
+	__s32 rbp_off;
+	__s32 ra_off; /* the return address is at CFA + ra_off (-8 on x86-64) */
+};
+_Static_assert(sizeof(struct muxbpf_unwind_info) == 16, "muxbpf_unwind_info layout");
+
+struct muxbpf_unwind_row {
+	__u32 pc;   /* address - muxbpf_unwind_map.base */
+	__u32 info; /* index in the infos array */
+};
+_Static_assert(sizeof(struct muxbpf_unwind_row) == 8, "muxbpf_unwind_row layout");
+
+/* Executable mappings of one process with a table, sorted by start. */
+#define MUXBPF_UNW_MAX_MAPS 64
+#define MUXBPF_UNW_MAX_PROCS 256
+
+struct muxbpf_unwind_map {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 base;       /* row pc = address - base */
+	__u32 row_first;
+	__u32 row_count;
+};
+_Static_assert(sizeof(struct muxbpf_unwind_map) == 32, "muxbpf_unwind_map layout");
+
+struct muxbpf_unwind_proc {
+	__u32 n;
+	__u32 __pad;
+	struct muxbpf_unwind_map maps[MUXBPF_UNW_MAX_MAPS];
+};
+_Static_assert(sizeof(struct muxbpf_unwind_proc) == 8 + 32 * MUXBPF_UNW_MAX_MAPS,
+	       "muxbpf_unwind_proc layout");
+
+/* Sent (rate-limited) when a sample's pc lies in no known mapping: reload the process's maps. */
+struct muxbpf_unwind_req {
+	__u32 pid;
+	__u32 __pad;
+	__u64 ip;
+};
+_Static_assert(sizeof(struct muxbpf_unwind_req) == 16, "muxbpf_unwind_req layout");
+
+/*
+ * The content-addressed stack maps: key = the frames, zero-padded to the bucket's depth, value =
+ * a sequential id (the sample key's stack_id) and how the walk ended.  Four buckets so that a
+ * short stack hashes 128 bytes, not 1016.
+ */
+#define MUXBPF_STACK_BUCKETS 4
+#define MUXBPF_STACK_BUCKET_DEPTHS { 16, 32, 64, MUXBPF_MAX_STACK_DEPTH }
+
+struct muxbpf_stack_val {
+	__u32 id;
+	__u32 end; /* enum muxbpf_walk_end of the first walk that stored it */
+};
+_Static_assert(sizeof(struct muxbpf_stack_val) == 8, "muxbpf_stack_val layout");
+
+/*
+ * One thread's counters as the kernel keeps them: runtime (task->se.sum_exec_runtime, ns),
+ * runqueue wait (sched_info), context switches and page faults.  The task iterator writes one
+ * record per thread of the target; the exit handler keeps the last value of threads that exit,
+ * keyed by tid.  All exact, none derived from pairing events.
  */
 struct muxbpf_task_rt {
 	__u32 pid; /* tgid */
 	__u32 tid;
 	__u64 runtime_ns;
 	char comm[MUXBPF_COMM_LEN];
+	__u64 run_delay_ns; /* time runnable but waiting on a runqueue */
+	__u64 pcount;       /* times run on a CPU */
+	__u64 nvcsw;        /* voluntary context switches */
+	__u64 nivcsw;       /* involuntary context switches */
+	__u64 min_flt;      /* minor page faults */
+	__u64 maj_flt;      /* major page faults */
 };
-_Static_assert(sizeof(struct muxbpf_task_rt) == 32, "muxbpf_task_rt layout");
+_Static_assert(sizeof(struct muxbpf_task_rt) == 80, "muxbpf_task_rt layout");
+
+/*
+ * The time ledger (bpf/ledger.bpf.c): exact time inside syscalls, by syscall and by user call
+ * site, wakeups by waker, and time preempted outside syscalls.  A call is booked to the phase it
+ * returns in; the loader moves the parts of calls in flight at a phase boundary (thread_state,
+ * read while the target sleeps) to the right side of the boundary.
+ */
+#define MUXBPF_DEFAULT_SYSCALL_KEYS 8192
+#define MUXBPF_DEFAULT_SITE_KEYS 16384
+
+struct muxbpf_sys_key {
+	__u32 phase;
+	__u32 tid;
+	__u32 nr; /* syscall number */
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct muxbpf_sys_key) == 16, "muxbpf_sys_key layout");
+
+struct muxbpf_sys_val {
+	__u64 count;   /* calls that returned in the phase */
+	__u64 cpu_ns;  /* on-CPU inside the call (wall minus the off-CPU intervals) */
+	__u64 wall_ns; /* enter to exit */
+	__u64 inexact; /* calls where a missing sched_switch was detected (cpu estimated) */
+};
+_Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
+
+/* Kernel time by user call site: the user stack at syscall entry. */
+struct muxbpf_site_key {
+	__u32 phase;
+	__u32 nr;
+	__s32 stack_id; /* in the sampler's stack maps; -errno when the walk failed */
+	__u32 pid;
+};
+_Static_assert(sizeof(struct muxbpf_site_key) == 16, "muxbpf_site_key layout");
+
+struct muxbpf_site_val {
+	__u64 count;
+	__u64 cpu_ns;
+	__u64 wall_ns;
+};
+_Static_assert(sizeof(struct muxbpf_site_val) == 24, "muxbpf_site_val layout");
+
+/*
+ * What woke a target thread, as far as the kernel tells at the wakeup: the ledger tracks, per
+ * CPU, whether an hrtimer callback or a softirq is running (hrtimer_expire_*, softirq_*).
+ */
+enum muxbpf_waker {
+	MUXBPF_WAKER_TIMER = 0, /* an hrtimer callback: a timeout (select, nanosleep, ...) */
+	MUXBPF_WAKER_SOFTIRQ,   /* a softirq; detail = vector (3: network receive, 1: timer wheel) */
+	MUXBPF_WAKER_TASK,      /* another process, in task context (its comm is kept) */
+	MUXBPF_WAKER_SELF,      /* another thread of the target */
+	MUXBPF_WAKER__COUNT,
+};
+
+struct muxbpf_wake_key {
+	__u32 phase;
+	__u32 kind;      /* enum muxbpf_waker */
+	__u32 waker_pid; /* tgid for MUXBPF_WAKER_TASK/SELF, else 0 */
+	__u32 detail;    /* softirq vector for MUXBPF_WAKER_SOFTIRQ */
+};
+_Static_assert(sizeof(struct muxbpf_wake_key) == 16, "muxbpf_wake_key layout");
+
+struct muxbpf_wake_val {
+	__u64 count;
+	char comm[MUXBPF_COMM_LEN]; /* the waker's, for MUXBPF_WAKER_TASK */
+};
+_Static_assert(sizeof(struct muxbpf_wake_val) == 24, "muxbpf_wake_val layout");
+
+/* Per-thread time preempted while in user mode (off CPU outside any syscall), per phase. */
+struct muxbpf_thread_key {
+	__u32 phase;
+	__u32 tid;
+};
+_Static_assert(sizeof(struct muxbpf_thread_key) == 8, "muxbpf_thread_key layout");
+
+struct muxbpf_thread_val {
+	__u64 preempt_user_ns; /* off CPU after a preemption in user mode, until back on */
+	__u64 switch_out;      /* switch-outs seen */
+	__u64 missed;          /* syscalls whose switch count disagreed with the events seen */
+	/*
+	 * The context-switch path: time between the tracepoints that the kernel's runtime does
+	 * not count as on-CPU (from update_curr at switch-out to the tracepoint, and from pick
+	 * to the switch-in tracepoint).  Exact per switch: between two switch-outs, the
+	 * tracepoint-measured on-CPU interval minus the runtime's delta.  Signed (two's
+	 * complement in a __u64).
+	 */
+	__u64 switch_path_ns;
+};
+_Static_assert(sizeof(struct muxbpf_thread_val) == 32, "muxbpf_thread_val layout");
+
+/* A thread's state between events (ledger.bpf.c's own; exposed for the in-flight read at the
+ * end of a run). */
+struct muxbpf_thread_state {
+	__u64 enter_ns;    /* syscall entry (CLOCK_MONOTONIC) */
+	__u64 run_ns;      /* last switch-in (or enter) while in the syscall */
+	__u64 cpu_ns;      /* on-CPU accumulated in the syscall since enter_ns */
+	__u64 csw;         /* nvcsw + nivcsw at entry */
+	__u64 rt_enter;    /* se.sum_exec_runtime at entry */
+	__u64 off_ns;      /* when switched out (user-mode preemption or inside the syscall) */
+	__s64 nr;          /* syscall in progress, -1 when in user mode */
+	__u32 phase;       /* the phase at syscall entry */
+	__u32 outs;        /* switch-outs seen inside the syscall */
+	__u32 off;         /* 1 while switched out */
+	__s32 stack_id;    /* user call site of the syscall in progress */
+	__u64 out_rt;      /* se.sum_exec_runtime at the last switch-out (fresh there) */
+	__u64 in_ns;       /* the last switch-in */
+	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
+	__u32 __pad;
+};
+_Static_assert(sizeof(struct muxbpf_thread_state) == 96, "muxbpf_thread_state layout");
 
 #endif /* MUXBPF_H */

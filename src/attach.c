@@ -17,6 +17,7 @@
 #include "log.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
+#include "unwind.h"
 
 struct profiler {
 	struct muxbpf_bpf *skel;
@@ -26,6 +27,9 @@ struct profiler {
 	struct bpf_link *exit_link;
 	struct bpf_link *iter_link;
 	int iter_link_fd;
+	struct unwinder *unw;
+	struct bpf_link *ledger_links[8];
+	bool ledger;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -65,7 +69,7 @@ static int open_sampler(pid_t pid, int freq, bool enable_on_exec)
  */
 static int attach_sampler(struct profiler *p, const struct attach_opts *opts)
 {
-	int prog_fd = bpf_program__fd(p->skel->progs.sample);
+	int prog_fd = bpf_program__fd(p->skel->progs.mb_sample);
 
 	p->perf_fd = open_sampler(opts->pid, opts->freq, opts->enable_on_exec);
 	if (p->perf_fd < 0) {
@@ -90,7 +94,7 @@ static int attach_runtime(struct profiler *p)
 	LIBBPF_OPTS(bpf_iter_attach_opts, iopts);
 	union bpf_iter_link_info linfo = {};
 
-	p->exit_link = bpf_program__attach(p->skel->progs.task_exit);
+	p->exit_link = bpf_program__attach(p->skel->progs.mb_task_exit);
 	if (!p->exit_link) {
 		pr_err("failed to attach sched_process_exit handler: %s", strerror(errno));
 		return -errno;
@@ -99,13 +103,89 @@ static int attach_runtime(struct profiler *p)
 	linfo.task.pid = p->pid;
 	iopts.link_info = &linfo;
 	iopts.link_info_len = sizeof(linfo);
-	p->iter_link = bpf_program__attach_iter(p->skel->progs.task_runtime, &iopts);
+	p->iter_link = bpf_program__attach_iter(p->skel->progs.mb_task_runtime, &iopts);
 	if (!p->iter_link) {
 		pr_err("failed to attach task iterator for pid %d: %s", p->pid, strerror(errno));
 		return -errno;
 	}
 	p->iter_link_fd = bpf_link__fd(p->iter_link);
 	return 0;
+}
+
+/* The ledger's tracepoints: they see every process, and filter on the target first. */
+static int attach_ledger(struct profiler *p)
+{
+	struct bpf_program *progs[] = {
+		p->skel->progs.mb_sys_enter,	 p->skel->progs.mb_sys_exit,
+		p->skel->progs.mb_sched_switch,	 p->skel->progs.mb_sched_wakeup,
+		p->skel->progs.mb_hrtimer_entry, p->skel->progs.mb_hrtimer_exit,
+		p->skel->progs.mb_softirq_entry, p->skel->progs.mb_softirq_exit,
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		p->ledger_links[i] = bpf_program__attach(progs[i]);
+		if (!p->ledger_links[i]) {
+			pr_err("failed to attach %s: %s", bpf_program__name(progs[i]),
+			       strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Leave the ledger's programs unloaded when it is off. */
+static void disable_ledger(struct muxbpf_bpf *skel)
+{
+	bpf_program__set_autoload(skel->progs.mb_sys_enter, false);
+	bpf_program__set_autoload(skel->progs.mb_sys_exit, false);
+	bpf_program__set_autoload(skel->progs.mb_sched_switch, false);
+	bpf_program__set_autoload(skel->progs.mb_sched_wakeup, false);
+	bpf_program__set_autoload(skel->progs.mb_hrtimer_entry, false);
+	bpf_program__set_autoload(skel->progs.mb_hrtimer_exit, false);
+	bpf_program__set_autoload(skel->progs.mb_softirq_entry, false);
+	bpf_program__set_autoload(skel->progs.mb_softirq_exit, false);
+}
+
+/*
+ * The unwinder's maps, sized from the data: the CFI of the target and its libraries is compiled
+ * before load, the stack buckets follow max_stacks.
+ */
+static int setup_unwind(struct profiler *p, const struct attach_opts *opts)
+{
+	struct bpf_map *buckets[MUXBPF_STACK_BUCKETS] = {
+		p->skel->maps.ustacks_16, p->skel->maps.ustacks_32, p->skel->maps.ustacks_64,
+		p->skel->maps.ustacks_127 };
+	uint32_t rows, infos;
+
+	p->unw = unwinder__new(opts->unwind);
+	if (!p->unw)
+		return -ENOMEM;
+	/* Run-time statistics cost two clock reads per program run: worth the ns/sample figure. */
+	if (unwinder__enable_stats(p->unw))
+		pr_verbose("no BPF run-time statistics: %s", strerror(errno));
+	if (opts->exe && opts->unwind != MUXBPF_UNWIND_FP && unwinder__prepare(p->unw, opts->exe))
+		pr_warn("cannot read %s: its unwind tables will be built when it runs", opts->exe);
+	unwinder__capacity(p->unw, &rows, &infos);
+	p->skel->rodata->unwind_mode = opts->unwind;
+	bpf_map__set_max_entries(p->skel->maps.unwind_rows, rows);
+	bpf_map__set_max_entries(p->skel->maps.unwind_infos, infos);
+	for (int b = 0; b < MUXBPF_STACK_BUCKETS && opts->max_stacks; b++)
+		bpf_map__set_max_entries(buckets[b], opts->max_stacks);
+	return 0;
+}
+
+static int start_unwind(struct profiler *p)
+{
+	struct unwinder_maps m = {
+		.rows_fd = bpf_map__fd(p->skel->maps.unwind_rows),
+		.infos_fd = bpf_map__fd(p->skel->maps.unwind_infos),
+		.pids_fd = bpf_map__fd(p->skel->maps.unwind_pids),
+		.procs_fd = bpf_map__fd(p->skel->maps.unwind_procs),
+		.reqs_fd = bpf_map__fd(p->skel->maps.unwind_reqs),
+	};
+
+	return unwinder__start(p->unw, &m, bpf_map__max_entries(p->skel->maps.unwind_rows),
+			       bpf_map__max_entries(p->skel->maps.unwind_infos));
 }
 
 static int load(struct profiler *p, const struct attach_opts *opts)
@@ -119,8 +199,11 @@ static int load(struct profiler *p, const struct attach_opts *opts)
 		return err;
 	}
 	p->skel->rodata->targ_tgid = opts->pid;
-	if (opts->max_stacks)
-		bpf_map__set_max_entries(p->skel->maps.stacks, opts->max_stacks);
+	if (opts->no_ledger)
+		disable_ledger(p->skel);
+	err = setup_unwind(p, opts);
+	if (err)
+		return err;
 	if (opts->max_samples)
 		bpf_map__set_max_entries(p->skel->maps.samples, opts->max_samples);
 	err = muxbpf_bpf__load(p->skel);
@@ -129,7 +212,7 @@ static int load(struct profiler *p, const struct attach_opts *opts)
 		       strerror(-err));
 		return err;
 	}
-	return 0;
+	return start_unwind(p);
 }
 
 struct profiler *profiler__new(const struct attach_opts *opts)
@@ -143,9 +226,12 @@ struct profiler *profiler__new(const struct attach_opts *opts)
 		return NULL;
 	p->pid = opts->pid;
 	p->perf_fd = p->perf_link_fd = p->iter_link_fd = -1;
+	p->ledger = !opts->no_ledger;
 	err = load(p, opts);
 	if (!err)
 		err = attach_runtime(p);
+	if (!err && p->ledger)
+		err = attach_ledger(p);
 	if (!err)
 		err = attach_sampler(p, opts);
 	if (err) {
@@ -175,15 +261,28 @@ void profiler__free(struct profiler *p)
 		close(p->perf_link_fd);
 	if (p->perf_fd >= 0)
 		close(p->perf_fd);
+	for (size_t i = 0; i < sizeof(p->ledger_links) / sizeof(p->ledger_links[0]); i++)
+		bpf_link__destroy(p->ledger_links[i]);
 	bpf_link__destroy(p->iter_link);
 	bpf_link__destroy(p->exit_link);
+	unwinder__free(p->unw);
 	muxbpf_bpf__destroy(p->skel);
 	free(p);
+}
+
+bool profiler__has_ledger(const struct profiler *p)
+{
+	return p->ledger;
 }
 
 struct muxbpf_bpf *profiler__skel(struct profiler *p)
 {
 	return p->skel;
+}
+
+struct unwinder *profiler__unwinder(struct profiler *p)
+{
+	return p->unw;
 }
 
 int profiler__iter_fd(struct profiler *p)

@@ -18,6 +18,9 @@ struct attach_opts {
 	uint32_t max_stacks;   /* stack map entries (0: default) */
 	uint32_t max_samples;  /* samples hash entries (0: default) */
 	bool enable_on_exec;   /* start sampling at the target's execve (paused child) */
+	int unwind;            /* enum muxbpf_unwind_mode (0: frame pointers) */
+	const char *exe;       /* what the target will exec: its CFI tables are built up front */
+	bool no_ledger;        /* leave out the syscall/scheduler ledger (--no-syscalls) */
 };
 
 struct profiler;
@@ -31,8 +34,12 @@ unsigned int profiler__phase(const struct profiler *p);
 /* Detach every link and free (safe on NULL). */
 void profiler__free(struct profiler *p);
 
+/* Is the syscall/scheduler ledger attached? */
+bool profiler__has_ledger(const struct profiler *p);
+
 /* For collect.c only. */
 struct muxbpf_bpf *profiler__skel(struct profiler *p);
+struct unwinder *profiler__unwinder(struct profiler *p);
 int profiler__iter_fd(struct profiler *p);
 pid_t profiler__pid(const struct profiler *p);
 

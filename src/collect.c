@@ -9,6 +9,7 @@
 #include "collect.h"
 #include "log.h"
 #include "muxbpf.skel.h"
+#include "unwind.h"
 
 static int rt_push(struct rt_snapshot *s, size_t *cap, const struct muxbpf_task_rt *rt)
 {
@@ -99,15 +100,20 @@ static int read_stats(struct profiler *p, struct mb_profile *out)
 			sum->recorded += per_cpu[c].recorded;
 			for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
 				sum->dropped[d] += per_cpu[c].dropped[d];
+			sum->walks += per_cpu[c].walks;
+			sum->frames += per_cpu[c].frames;
+			sum->fp_frames += per_cpu[c].fp_frames;
+			for (int e = 0; e < MUXBPF_WALK_END__COUNT; e++)
+				sum->walk_end[e] += per_cpu[c].walk_end[e];
 		}
 	}
 	free(per_cpu);
 	return 0;
 }
 
-/* Fill one sample from its key: the stack from the stack map, or the leaf ip alone. */
-static int fill_sample(int stacks_fd, const struct muxbpf_sample_key *k, __u64 count,
-		       __u64 *stack_buf, struct mb_sample *s)
+/* Fill one sample from its key: the stack from the stack maps, or the leaf ip alone. */
+static int fill_sample(const struct mb_stack_table *stacks, const struct muxbpf_sample_key *k,
+		       __u64 count, __u64 *stack_buf, struct mb_sample *s)
 {
 	uint32_t nr = 0;
 
@@ -117,11 +123,12 @@ static int fill_sample(int stacks_fd, const struct muxbpf_sample_key *k, __u64 c
 	s->count = count;
 	s->stack_err = k->stack_id < 0 ? k->stack_id : 0;
 	if (k->stack_id >= 0) {
-		__u32 id = k->stack_id;
+		const struct mb_stack *st = stack_table__find(stacks, k->stack_id);
 
-		if (bpf_map_lookup_elem(stacks_fd, &id, stack_buf) == 0)
-			while (nr < MUXBPF_MAX_STACK_DEPTH && stack_buf[nr])
-				nr++;
+		if (st) {
+			nr = st->nr;
+			memcpy(stack_buf, st->ips, nr * sizeof(*stack_buf));
+		}
 		if (nr == 0)
 			s->stack_err = -ENOENT;
 	}
@@ -137,12 +144,27 @@ static int fill_sample(int stacks_fd, const struct muxbpf_sample_key *k, __u64 c
 	return 0;
 }
 
+/* The sampler's run count and time so far (zero without bpf_enable_stats). */
+static void sampler_cost(struct muxbpf_bpf *skel, struct mb_unwind_summary *u)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.mb_sample), &info, &len))
+		return;
+	u->sampler_runs = info.run_cnt;
+	u->sampler_run_ns = info.run_time_ns;
+}
+
 int collect_profile(struct profiler *p, struct mb_profile *out)
 {
 	struct muxbpf_bpf *skel = profiler__skel(p);
 	int samples_fd = bpf_map__fd(skel->maps.samples);
-	int stacks_fd = bpf_map__fd(skel->maps.stacks);
+	int stack_fds[MUXBPF_STACK_BUCKETS] = {
+		bpf_map__fd(skel->maps.ustacks_16), bpf_map__fd(skel->maps.ustacks_32),
+		bpf_map__fd(skel->maps.ustacks_64), bpf_map__fd(skel->maps.ustacks_127) };
 	struct muxbpf_sample_key key, next, *prev = NULL;
+	struct mb_stack_table stacks;
 	__u64 stack_buf[MUXBPF_MAX_STACK_DEPTH];
 	size_t cap = 0;
 	__u64 count;
@@ -150,6 +172,14 @@ int collect_profile(struct profiler *p, struct mb_profile *out)
 
 	memset(out, 0, sizeof(*out));
 	err = read_stats(p, out);
+	unwinder__summary(profiler__unwinder(p), &out->unwind);
+	sampler_cost(skel, &out->unwind);
+	if (!err)
+		err = stack_table__read(stack_fds, &stacks);
+	if (err) {
+		profile__free(out);
+		return err;
+	}
 	while (!err && bpf_map_get_next_key(samples_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
@@ -166,10 +196,11 @@ int collect_profile(struct profiler *p, struct mb_profile *out)
 			out->samples = v;
 			cap = ncap;
 		}
-		err = fill_sample(stacks_fd, &key, count, stack_buf, &out->samples[out->n]);
+		err = fill_sample(&stacks, &key, count, stack_buf, &out->samples[out->n]);
 		if (!err)
 			out->n++;
 	}
+	out->stacks = stacks;
 	if (err)
 		profile__free(out);
 	return err;

@@ -29,6 +29,23 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->oncpu_ns = profiled ? rt_delta(&w->before.rt, &w->after.rt, run->pid) : rp->schedstat_ns;
 	rp->usr_ns = w->after.proc.utime_ns - w->before.proc.utime_ns;
 	rp->sys_ns = w->after.proc.stime_ns - w->before.proc.stime_ns;
+	rp->proc_usr_ns = rp->usr_ns;
+	rp->proc_sys_ns = rp->sys_ns;
+}
+
+/* The window's time ledger from the boundary readings and the ledger maps. */
+static int fill_ledger(struct report_phase *rp, const struct window *w, const struct run *run)
+{
+	struct mb_boundary from = { .t_ns = w->before.t_ns, .rt = &w->before.rt,
+				    .inflight = &w->before.inflight };
+	struct mb_boundary to = { .t_ns = w->after.t_ns, .rt = &w->after.rt,
+				  .inflight = &w->after.inflight };
+	int err;
+
+	err = ledger_build(&run->ledger_data, w->phase, run->pid, &from, &to, &rp->ledger);
+	if (!err)
+		rp->has_ledger = true;
+	return err;
 }
 
 /* Everything outside the measured windows: setup, logins, shutdown excluded. */
@@ -66,6 +83,59 @@ static int fold_all(struct report *r, const struct run *run, struct mb_sym **fra
 	return 0;
 }
 
+#define SITE_FRAMES 4
+
+/* "a <- b <- c <- d": the first frames of a call site's user stack. */
+static char *site_label(struct symbolizer *sym, const struct run *run, unsigned int phase,
+			int32_t stack_id)
+{
+	const struct mb_stack *st = stack_id >= 0 ? stack_table__find(&run->profile.stacks,
+								    stack_id)
+						  : NULL;
+	struct mb_sym frames[SITE_FRAMES];
+	char buf[1024] = "";
+	size_t len = 0;
+	uint32_t nr;
+
+	if (!st || !st->nr)
+		return NULL;
+	nr = st->nr < SITE_FRAMES ? st->nr : SITE_FRAMES;
+	if (resolve_stack(sym, &run->maps[phase], &run->last_maps, st->ips, nr, frames))
+		return NULL;
+	for (uint32_t f = 0; f < nr && len < sizeof(buf); f++) {
+		const char *dso = frames[f].dso ? strrchr(frames[f].dso, '/') : NULL;
+
+		if (frames[f].name)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%s", f ? " <- " : "",
+					frames[f].name);
+		else
+			len += snprintf(buf + len, sizeof(buf) - len, "%s[%s+0x%llx]",
+					f ? " <- " : "", dso ? dso + 1 : "?",
+					(unsigned long long)frames[f].offset);
+	}
+	if (st->nr > nr && len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, " <- ...");
+	return strdup(buf);
+}
+
+/* Labels for the call sites the report lists (the top ones of each phase). */
+static int label_sites(struct report *r, struct symbolizer *sym, const struct run *run)
+{
+	for (int i = 0; i < r->nphases; i++) {
+		struct report_phase *p = &r->phases[i];
+		size_t n = p->ledger.nsites < (size_t)r->top ? p->ledger.nsites : (size_t)r->top;
+
+		if (!p->has_ledger || !n)
+			continue;
+		p->site_labels = calloc(p->ledger.nsites, sizeof(*p->site_labels));
+		if (!p->site_labels)
+			return -ENOMEM;
+		for (size_t j = 0; j < n; j++)
+			p->site_labels[j] = site_label(sym, run, p->id, p->ledger.sites[j].stack_id);
+	}
+	return 0;
+}
+
 static int build_report(struct report *r, const struct opts *o, const struct run *run)
 {
 	struct mb_sym **frames = NULL;
@@ -81,8 +151,17 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 	r->freq = o->freq;
 	r->top = o->top;
 	r->profiled = !o->no_profile;
-	for (int i = 0; i < run->nwindows; i++)
-		fill_window(&r->phases[r->nphases++], &run->windows[i], run, r->profiled);
+	r->ledger = run->ledger;
+	r->unwind = &run->profile.unwind;
+	for (int i = 0; i < run->nwindows; i++) {
+		fill_window(&r->phases[r->nphases], &run->windows[i], run, r->profiled);
+		if (r->ledger) {
+			err = fill_ledger(&r->phases[r->nphases], &run->windows[i], run);
+			if (err)
+				return err;
+		}
+		r->nphases++;
+	}
 	fill_outside(&r->phases[r->nphases], r, run, r->profiled);
 	r->nphases++;
 	if (!r->profiled)
@@ -93,6 +172,8 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &frames);
 	if (!err)
 		err = fold_all(r, run, frames);
+	if (!err && r->ledger)
+		err = label_sites(r, sym, run);
 	resolve_free(frames, run->profile.n);
 	symbolizer__free(sym);
 	return err;
@@ -100,8 +181,15 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 
 static void report_free(struct report *r)
 {
-	for (int i = 0; i < r->nphases; i++)
-		fold_table__free(&r->phases[i].fold);
+	for (int i = 0; i < r->nphases; i++) {
+		struct report_phase *p = &r->phases[i];
+
+		for (size_t j = 0; p->site_labels && j < p->ledger.nsites; j++)
+			free(p->site_labels[j]);
+		free(p->site_labels);
+		phase_ledger__free(&p->ledger);
+		fold_table__free(&p->fold);
+	}
 }
 
 int main(int argc, char **argv)

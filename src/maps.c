@@ -266,14 +266,11 @@ int maps__read(pid_t pid, struct mb_maps *out)
 		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/maps");
+	/* Silent: a process that is gone is normal for some callers; they report. */
 	err = read_all(path, &text, &len);
-	if (err) {
-		pr_err("failed to read %s: %s", path, strerror(-err));
-		return err;
-	}
-	err = maps__parse(text, len, out);
 	if (err)
-		pr_err("failed to parse %s: %s", path, strerror(-err));
+		return err;
+	err = maps__parse(text, len, out);
 	free(text);
 	return err;
 }

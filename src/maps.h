@@ -23,7 +23,7 @@ struct mb_maps {
 
 /* Parse the text of a maps file.  Malformed lines are an error (-EINVAL). Returns 0 or -errno. */
 int maps__parse(const char *text, size_t len, struct mb_maps *out);
-/* Read and parse /proc/PID/maps.  Returns 0 or -errno. */
+/* Read and parse /proc/PID/maps (pid 0: self).  Returns 0 or -errno; prints nothing. */
 int maps__read(pid_t pid, struct mb_maps *out);
 /* The mapping containing addr, or NULL. */
 const struct mb_mapping *maps__find(const struct mb_maps *m, uint64_t addr);

@@ -33,12 +33,15 @@ static const char usage[] =
 	"                      (default " MUXBPF_DEFAULT_TEMPLATE ")\n"
 	"  --keep              keep the game directory and print its path\n"
 	"  --no-profile        drive the phases without attaching BPF (baseline runs)\n"
+	"  --unwind MODE       user stacks: fp (frame pointers), dwarf (CFI only), auto (CFI,\n"
+	"                      frame pointers where a mapping has none; default auto)\n"
+	"  --no-syscalls       sampler and runtime only: no syscall/scheduler ledger\n"
 	"  -v, --verbose       more messages (twice: libbpf debug output)\n"
 	"  -h, --help          this text\n"
 	"  -V, --version       print the version\n";
 
 enum { OPT_PHASE = 256, OPT_SCALE, OPT_IDLE, OPT_FREQ, OPT_TOP, OPT_NETMUX, OPT_GAME, OPT_KEEP,
-       OPT_NO_PROFILE };
+       OPT_NO_PROFILE, OPT_UNWIND, OPT_NO_SYSCALLS };
 
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
@@ -50,6 +53,8 @@ static const struct option longopts[] = {
 	{ "game", required_argument, NULL, OPT_GAME },
 	{ "keep", no_argument, NULL, OPT_KEEP },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "no-syscalls", no_argument, NULL, OPT_NO_SYSCALLS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -120,6 +125,21 @@ static int parse_one(int c, const char *arg, struct opts *o)
 	case OPT_NO_PROFILE:
 		o->no_profile = true;
 		return 0;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "fp"))
+			o->unwind = MUXBPF_UNWIND_FP;
+		else if (!strcmp(arg, "dwarf"))
+			o->unwind = MUXBPF_UNWIND_DWARF;
+		else if (!strcmp(arg, "auto"))
+			o->unwind = MUXBPF_UNWIND_AUTO;
+		else {
+			pr_err("invalid --unwind '%s' (expected fp, dwarf or auto)", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_NO_SYSCALLS:
+		o->no_syscalls = true;
+		return 0;
 	case 'v':
 		log_level++;
 		return 0;
@@ -137,6 +157,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->idle_seconds = 8;
 	o->freq = 997;
 	o->top = 15;
+	o->unwind = MUXBPF_UNWIND_AUTO;
 	o->netmux = MUXBPF_DEFAULT_NETMUX;
 	o->game = MUXBPF_DEFAULT_TEMPLATE;
 	o->nphases = phases_parse("all", o->phases, MUXBPF_PHASE__COUNT);

@@ -17,6 +17,8 @@ struct opts {
 	const char *game;
 	bool keep;
 	bool no_profile;
+	int unwind; /* enum muxbpf_unwind_mode (--unwind; default auto) */
+	bool no_syscalls;
 };
 
 /* Parse argv.  Returns 0 to run, 1 when --help/--version was printed, -EINVAL after one error

@@ -2,6 +2,29 @@
 #include <stdlib.h>
 #include "profile.h"
 
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct mb_stack *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+const struct mb_stack *stack_table__find(const struct mb_stack_table *t, uint32_t id)
+{
+	struct mb_stack k = { .id = id };
+
+	return t->n ? bsearch(&k, t->v, t->n, sizeof(*t->v), cmp_stack) : NULL;
+}
+
+void stack_table__free(struct mb_stack_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].ips);
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
 void profile__free(struct mb_profile *p)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -9,6 +32,7 @@ void profile__free(struct mb_profile *p)
 	free(p->samples);
 	p->samples = NULL;
 	p->n = 0;
+	stack_table__free(&p->stacks);
 }
 
 static const struct muxbpf_task_rt *rt_find(const struct rt_snapshot *s, uint32_t tid)

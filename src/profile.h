@@ -21,10 +21,46 @@ struct mb_sample {
 	uint64_t count;
 };
 
+/* The CFI unwind tables behind the stacks (src/unwind.c). */
+struct mb_unwind_summary {
+	int mode;           /* enum muxbpf_unwind_mode */
+	uint32_t tables;    /* CFI tables compiled (one per build-id) */
+	uint32_t loaded;    /* of which loaded into the BPF arrays */
+	uint32_t procs;     /* processes with a mapping record */
+	uint32_t no_cfi;    /* executable mappings without CFI or unreadable */
+	uint32_t full;      /* tables that did not fit the arrays */
+	uint64_t rows;      /* rows loaded */
+	uint64_t infos;     /* distinct rules loaded */
+	uint64_t bytes;     /* rows * 8 + rules * 16 */
+	uint64_t rows_cap, infos_cap;
+	double build_ms;    /* compiling CFI, all tables */
+	double build_max_ms; /* the slowest table */
+	uint64_t sampler_runs;    /* the sampler's run count and run time (bpf_enable_stats), */
+	uint64_t sampler_run_ns;  /* both 0 when the kernel refused run-time statistics */
+};
+
+/* One interned user stack (the stack maps' content, by id). */
+struct mb_stack {
+	uint32_t id;
+	uint32_t end; /* enum muxbpf_walk_end */
+	uint32_t nr;
+	uint64_t *ips; /* leaf first */
+};
+
+struct mb_stack_table {
+	struct mb_stack *v; /* sorted by id */
+	size_t n;
+};
+
+const struct mb_stack *stack_table__find(const struct mb_stack_table *t, uint32_t id);
+void stack_table__free(struct mb_stack_table *t);
+
 struct mb_profile {
 	struct mb_sample *samples;
 	size_t n;
 	struct muxbpf_phase_stats stats[MUXBPF_MAX_PHASES]; /* summed over CPUs */
+	struct mb_unwind_summary unwind;
+	struct mb_stack_table stacks; /* every stack, also those of the ledger's call sites */
 };
 
 void profile__free(struct mb_profile *p);

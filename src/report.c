@@ -16,22 +16,78 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * part / whole : 0;
 }
 
+static const char *const unwind_names[] = { "fp", "dwarf", "auto" };
+
+/* How stacks were walked, and the CFI tables' size and build time. */
+static void print_unwind_header(FILE *f, const struct report *r)
+{
+	const struct mb_unwind_summary *u = r->unwind;
+
+	if (!r->profiled || !u || u->mode < 0 || u->mode > MUXBPF_UNWIND_AUTO)
+		return;
+	if (u->sampler_runs)
+		fprintf(f, "  sampler cost: %.0f ns per sample (%" PRIu64 " runs, BPF run-time "
+			"statistics)\n", (double)u->sampler_run_ns / u->sampler_runs,
+			u->sampler_runs);
+	if (u->mode == MUXBPF_UNWIND_FP) {
+		fprintf(f, "  user stacks: frame pointers (--unwind fp)\n");
+		return;
+	}
+	fprintf(f, "  user stacks: CFI in BPF (--unwind %s); tables: %u files, %" PRIu64
+		" rows + %" PRIu64 " rules = %.0f KiB (capacity %" PRIu64 " rows), compiled in "
+		"%.1f ms (slowest %.1f ms)%s\n", unwind_names[u->mode], u->loaded, u->rows,
+		u->infos, u->bytes / 1024.0, u->rows_cap, u->build_ms, u->build_max_ms,
+		u->full ? "; TABLES FULL: some mappings unwound without CFI" : "");
+}
+
+/* Share of a phase's stack walks that reached the outermost frame, and why the others stopped. */
+static void print_walks(FILE *f, const struct report_phase *p)
+{
+	static const char *const why[MUXBPF_WALK_END__COUNT] = {
+		[MUXBPF_WALK_NO_PROC] = "no tables yet", [MUXBPF_WALK_NO_TABLE] = "no CFI",
+		[MUXBPF_WALK_NO_ROW] = "no row", [MUXBPF_WALK_UNSUPPORTED] = "unsupported rule",
+		[MUXBPF_WALK_READ_FAULT] = "read fault", [MUXBPF_WALK_BAD_FRAME] = "bad frame",
+		[MUXBPF_WALK_DEPTH] = "depth limit",
+	};
+	const struct muxbpf_phase_stats *st = &p->stats;
+
+	if (!st->walks)
+		return;
+	fprintf(f, "  stacks: %.1f%% reach the outermost frame (%.1f%% by CFI end mark, %.1f%% by "
+		"a zero rbp/return address), %.1f frames on average",
+		pct(st->walk_end[MUXBPF_WALK_OUTERMOST] + st->walk_end[MUXBPF_WALK_ZERO_END],
+		    st->walks),
+		pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
+		pct(st->walk_end[MUXBPF_WALK_ZERO_END], st->walks),
+		(double)st->frames / st->walks);
+	if (st->fp_frames)
+		fprintf(f, ", %.1f%% of steps by frame pointer", pct(st->fp_frames, st->frames));
+	fprintf(f, "\n");
+	for (int e = MUXBPF_WALK_ZERO_END + 1; e < MUXBPF_WALK_END__COUNT; e++)
+		if (st->walk_end[e])
+			fprintf(f, "    truncated, %s: %" PRIu64 " (%.1f%%)\n", why[e],
+				(uint64_t)st->walk_end[e], pct(st->walk_end[e], st->walks));
+}
+
 static void print_header(FILE *f, const struct report *r)
 {
 	fprintf(f, "muxbpf: %s\n", r->target);
 	fprintf(f, "  version  %s\n", r->version && *r->version ? r->version : "(unknown)");
 	fprintf(f, "  pid %d, port %d, scale %g", r->pid, r->port, r->scale);
 	if (r->profiled)
-		fprintf(f, ", %d Hz user-only cpu-clock sampling, frame-pointer stacks\n", r->freq);
+		fprintf(f, ", %d Hz user-only cpu-clock sampling\n", r->freq);
 	else
 		fprintf(f, ", not profiled (--no-profile)\n");
-	fprintf(f, "  on-CPU: kernel runtime accounting (exact); usr/sys: /proc ticks (%s)\n\n",
-		"10 ms granular");
+	print_unwind_header(f, r);
+	fprintf(f, "  sources: on-CPU from the kernel's runtime accounting (exact); usr/sys %s\n\n",
+		r->ledger ? "from the syscall ledger (exact: sys = on-CPU inside syscalls)"
+			  : "from /proc/PID/stat ticks (10 ms granular; --no-syscalls)");
 }
 
-static void print_phase_row(FILE *f, const struct report_phase *p)
+static void print_phase_row(FILE *f, const struct report *r, const struct report_phase *p)
 {
-	char cmds[32] = "-", rate[32] = "-", wall[32] = "-";
+	char cmds[32] = "-", rate[32] = "-", wall[32] = "-", wake[32] = "-", off[32] = "-";
+	uint64_t usr = p->usr_ns, sys = p->sys_ns;
 
 	if (p->measured) {
 		snprintf(wall, sizeof(wall), "%.3f", p->wall_s);
@@ -41,17 +97,36 @@ static void print_phase_row(FILE *f, const struct report_phase *p)
 				 p->wall_s > 0 ? p->commands / p->wall_s : 0);
 		}
 	}
-	fprintf(f, "%-15s %8s %8s %9s %10.2f %9.0f %9.0f %8" PRIu64 "%s\n", phase_name(p->id), wall,
-		cmds, rate, ms(p->oncpu_ns), ms(p->usr_ns), ms(p->sys_ns), (uint64_t)p->stats.recorded,
-		p->ok ? "" : "  FAILED");
+	fprintf(f, "%-15s %8s %8s %9s %10.2f", phase_name(p->id), wall, cmds, rate,
+		ms(p->oncpu_ns));
+	if (!p->has_ledger && r->ledger)
+		/* outside the windows there is no exact split; ticks would not compare */
+		fprintf(f, " %9s %9s", "-", "-");
+	else
+		fprintf(f, " %9.2f %9.2f", ms(p->has_ledger ? p->ledger.user_ns : usr),
+			ms(p->has_ledger ? p->ledger.sys_cpu_ns : sys));
+	fprintf(f, " %8" PRIu64, (uint64_t)p->stats.recorded);
+	if (p->has_ledger) {
+		const struct phase_ledger *l = &p->ledger;
+
+		snprintf(wake, sizeof(wake), "%.0f",
+			 l->wall_ns ? l->wakeups / (l->wall_ns / 1e9) : 0);
+		snprintf(off, sizeof(off), "%.1f", ms(l->sys_off_ns + l->preempt_user_ns));
+	}
+	if (r->ledger)
+		fprintf(f, " %8s %10s", wake, off);
+	fprintf(f, "%s\n", p->ok ? "" : "  FAILED");
 }
 
 static void print_table(FILE *f, const struct report *r)
 {
-	fprintf(f, "%-15s %8s %8s %9s %10s %9s %9s %8s\n", "phase", "wall s", "cmds", "cmd/s",
+	fprintf(f, "%-15s %8s %8s %9s %10s %9s %9s %8s", "phase", "wall s", "cmds", "cmd/s",
 		"on-CPU ms", "usr ms", "sys ms", "samples");
+	if (r->ledger)
+		fprintf(f, " %8s %10s", "wake/s", "off-CPU ms");
+	fprintf(f, "\n");
 	for (int i = 0; i < r->nphases; i++)
-		print_phase_row(f, &r->phases[i]);
+		print_phase_row(f, r, &r->phases[i]);
 }
 
 static void print_check(FILE *f, const struct report *r)
@@ -91,6 +166,7 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	if (p->other_pid_samples)
 		fprintf(f, ", %" PRIu64 " in child processes", p->other_pid_samples);
 	fprintf(f, "\n");
+	print_walks(f, p);
 	if (!t->samples)
 		return;
 	fprintf(f, "  %7s %7s  %s\n", "self%", "total%", "function");
@@ -106,6 +182,102 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 				pct(t->unnamed_why[w], t->samples));
 }
 
+/* The ledger's balance: wall = on-CPU + off-CPU in syscalls + preempted in user + leftover. */
+static void print_balance(FILE *f, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+	double lpct = l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0;
+
+	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f)"
+		   " + off-CPU in syscalls %.2f + preempted in user mode %.2f + switch path %.2f;"
+		   " leftover %+.3f ms (%+.3f%%)\n",
+		l->threads, l->threads == 1 ? "" : "s", ms(l->thread_wall_ns), ms(l->oncpu_ns),
+		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->sys_off_ns), ms(l->preempt_user_ns),
+		l->switch_path_ns / 1e6, l->leftover_ns / 1e6, lpct);
+	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
+		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
+		   " major (handled in user time)\n",
+		ms(l->run_delay_ns), l->nvcsw, l->nivcsw, l->min_flt, l->maj_flt);
+	fprintf(f, "  kernel's counters: on-CPU %+.2f%% vs schedstat; /proc ticks usr %.0f ms, "
+		   "sys %.0f ms\n",
+		p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns
+				: 0,
+		ms(p->proc_usr_ns), ms(p->proc_sys_ns));
+	if (l->sys_inexact || l->lost)
+		fprintf(f, "  %" PRIu64 " syscalls with a missing sched_switch (CPU estimated), %" PRIu64
+			   " ledger entries lost (map full)\n",
+			l->sys_inexact, l->lost);
+}
+
+static void print_wakeups(FILE *f, const struct phase_ledger *l)
+{
+	if (!l->wakeups)
+		return;
+	fprintf(f, "  wakeups %" PRIu64 " (%.1f/s), %.1f us on-CPU per wakeup; woken by:", l->wakeups,
+		l->wall_ns ? l->wakeups / (l->wall_ns / 1e9) : 0, l->oncpu_ns / 1e3 / l->wakeups);
+	for (size_t i = 0; i < l->nwakes && i < 5; i++) {
+		const struct ledger_wake_row *w = &l->wakes[i];
+
+		if (w->kind == MUXBPF_WAKER_TASK)
+			fprintf(f, "%s %s[%u] %.0f%%", i ? "," : "", w->comm, w->pid,
+				pct(w->count, l->wakeups));
+		else if (w->kind == MUXBPF_WAKER_SOFTIRQ)
+			fprintf(f, "%s softirq %s %.0f%%", i ? "," : "", softirq_name(w->detail),
+				pct(w->count, l->wakeups));
+		else
+			fprintf(f, "%s %s %.0f%%", i ? "," : "", waker_name(w->kind),
+				pct(w->count, l->wakeups));
+	}
+	fprintf(f, "\n");
+}
+
+static void print_syscalls(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	if (!l->nsys)
+		return;
+	fprintf(f, "  %-20s %9s %11s %11s %10s\n", "syscall", "calls", "on-CPU ms", "wall ms",
+		"us/call");
+	for (size_t i = 0; i < l->nsys && (int)i < r->top; i++) {
+		const struct ledger_sys_row *y = &l->sys[i];
+
+		fprintf(f, "  %-20s %9" PRIu64 " %11.3f %11.3f %10.1f\n", syscall_name(y->nr),
+			y->count, ms(y->cpu_ns), ms(y->wall_ns),
+			y->count ? y->wall_ns / 1e3 / y->count : 0);
+	}
+}
+
+static void print_sites(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+	int shown = 0;
+
+	if (!l->sys_cpu_ns || !l->nsites)
+		return;
+	fprintf(f, "  kernel time by user call site (%% of the phase's syscall on-CPU):\n");
+	for (size_t i = 0; i < l->nsites && shown < r->top; i++) {
+		const struct ledger_site_row *y = &l->sites[i];
+
+		if (!y->cpu_ns)
+			break;
+		fprintf(f, "  %6.1f%%  %s <- %s\n", pct(y->cpu_ns, l->sys_cpu_ns),
+			syscall_name(y->nr),
+			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
+		shown++;
+	}
+}
+
+static void print_ledger(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	if (!p->has_ledger)
+		return;
+	print_balance(f, p);
+	print_wakeups(f, &p->ledger);
+	print_syscalls(f, r, p);
+	print_sites(f, r, p);
+}
+
 void report_print(FILE *f, const struct report *r)
 {
 	print_header(f, r);
@@ -113,8 +285,10 @@ void report_print(FILE *f, const struct report *r)
 	print_check(f, r);
 	if (!r->profiled)
 		return;
-	for (int i = 0; i < r->nphases; i++)
+	for (int i = 0; i < r->nphases; i++) {
 		print_functions(f, r, &r->phases[i]);
+		print_ledger(f, r, &r->phases[i]);
+	}
 }
 
 int report_check(const struct report *r)
@@ -123,7 +297,7 @@ int report_check(const struct report *r)
 
 	for (int i = 0; i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
-		double expected = p->usr_ns / 1e9 * r->freq;
+		double expected = (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e9 * r->freq;
 
 		if (!p->measured)
 			continue;
@@ -135,7 +309,8 @@ int report_check(const struct report *r)
 		if (r->profiled && p->stats.recorded == 0 && expected >= REPORT_BUSY_MIN_SAMPLES) {
 			pr_err("phase %s: no samples recorded although netmux spent %.0f ms in user "
 			       "mode (%.0f samples expected): the sampler is not working",
-			       phase_name(p->id), ms(p->usr_ns), expected);
+			       phase_name(p->id),
+			       ms(p->has_ledger ? p->ledger.user_ns : p->usr_ns), expected);
 			problems++;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "fold.h"
+#include "ledger.h"
 #include "muxbpf.h"
 
 struct report_phase {
@@ -23,6 +24,10 @@ struct report_phase {
 	struct muxbpf_phase_stats stats;
 	uint64_t other_pid_samples; /* samples in child processes (stubslave, slave) */
 	struct fold_table fold;
+	bool has_ledger;
+	struct phase_ledger ledger;
+	char **site_labels;    /* ledger.sites[i]'s user call site, "a <- b <- c" (may be NULL) */
+	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
 };
 
 struct report {
@@ -33,6 +38,8 @@ struct report {
 	int freq;
 	int top;             /* rows per phase table */
 	bool profiled;       /* false with --no-profile */
+	bool ledger;         /* the syscall/scheduler ledger was on */
+	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };

@@ -13,6 +13,21 @@ static int resolve_frame(struct symbolizer *sym, const struct mb_maps *first,
 	return symbolizer__lookup(sym, fallback, ip, out);
 }
 
+int resolve_stack(struct symbolizer *sym, const struct mb_maps *first,
+		  const struct mb_maps *fallback, const uint64_t *ips, uint32_t nr,
+		  struct mb_sym *out)
+{
+	int err = 0;
+
+	/*
+	 * Frames above the leaf are return addresses: look up the call instruction (ip - 1), or a
+	 * call that never returns at the end of a function is named after the next one.
+	 */
+	for (uint32_t f = 0; f < nr && !err; f++)
+		err = resolve_frame(sym, first, fallback, f ? ips[f] - 1 : ips[f], &out[f]);
+	return err;
+}
+
 int resolve_profile(struct symbolizer *sym, const struct mb_maps *by_phase,
 		    const struct mb_maps *fallback, const struct mb_profile *prof, uint32_t pid,
 		    struct mb_sym ***frames)
@@ -32,19 +47,12 @@ int resolve_profile(struct symbolizer *sym, const struct mb_maps *by_phase,
 			err = -ENOMEM;
 			break;
 		}
-		for (uint32_t f = 0; f < s->nr && !err; f++) {
-			if (s->pid != pid) {
+		if (s->pid != pid) {
+			for (uint32_t f = 0; f < s->nr; f++)
 				all[i][f].why = MB_UNNAMED_NO_MAPPING;
-				continue;
-			}
-			/*
-			 * Frames above the leaf are return addresses: look up the call
-			 * instruction (ip - 1), or a call that never returns at the end of a
-			 * function is named after the next one.
-			 */
-			err = resolve_frame(sym, first, fallback, f ? s->ips[f] - 1 : s->ips[f],
-					    &all[i][f]);
+			continue;
 		}
+		err = resolve_stack(sym, first, fallback, s->ips, s->nr, all[i]);
 	}
 	if (err) {
 		resolve_free(all, prof->n);

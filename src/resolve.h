@@ -17,5 +17,9 @@ int resolve_profile(struct symbolizer *sym, const struct mb_maps *by_phase,
 		    const struct mb_maps *fallback, const struct mb_profile *prof, uint32_t pid,
 		    struct mb_sym ***frames);
 void resolve_free(struct mb_sym **frames, size_t n);
+/* Symbolize nr frames (leaf first) of one stack into out[nr].  0 or -errno. */
+int resolve_stack(struct symbolizer *sym, const struct mb_maps *first,
+		  const struct mb_maps *fallback, const uint64_t *ips, uint32_t nr,
+		  struct mb_sym *out);
 
 #endif /* MUXBPF_RESOLVE_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "attach.h"
 #include "collect.h"
+#include "collect_ledger.h"
 #include "game.h"
 #include "log.h"
 #include "phases.h"
@@ -24,6 +25,15 @@ struct session {
 	struct driver *drv;
 };
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	/* The clock bpf_ktime_get_ns() reads: ledger timestamps compare with it. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static int take_reading(struct session *s, struct reading *rd)
 {
 	int err = procstat_wait_sleeping(s->r->pid, QUIESCE_TIMEOUT_MS);
@@ -36,9 +46,12 @@ static int take_reading(struct session *s, struct reading *rd)
 		return err;
 	if (s->prof) {
 		err = collect_runtime(s->prof, &rd->rt);
+		if (!err && profiler__has_ledger(s->prof))
+			err = collect_inflight(s->prof, &rd->inflight);
 		if (err)
 			return err;
 	}
+	rd->t_ns = now_ns();
 	return procstat_read(s->r->pid, &rd->proc);
 }
 
@@ -103,7 +116,9 @@ static int start_game(struct session *s)
 {
 	struct game_opts gopts = { .netmux = s->o->netmux, .template = s->o->game,
 				   .keep = s->o->keep };
-	struct attach_opts aopts = { .freq = s->o->freq, .enable_on_exec = true };
+	struct attach_opts aopts = { .freq = s->o->freq, .enable_on_exec = true,
+				     .no_ledger = s->o->no_syscalls, .unwind = s->o->unwind,
+				     .exe = s->o->netmux };
 	int err;
 
 	s->game = game__new(&gopts);
@@ -198,6 +213,9 @@ int run_session(const struct opts *o, struct run *r)
 		snapshot_maps(&s, MUXBPF_PHASE_NONE);
 	if (s.prof) {
 		cerr = collect_profile(s.prof, &r->profile);
+		r->ledger = profiler__has_ledger(s.prof);
+		if (!cerr && r->ledger)
+			cerr = collect_ledger(s.prof, &r->ledger_data);
 		if (cerr && !err)
 			err = cerr;
 	}
@@ -210,6 +228,7 @@ int run_session(const struct opts *o, struct run *r)
 static void reading_free(struct reading *rd)
 {
 	rt_snapshot__free(&rd->rt);
+	inflight__free(&rd->inflight);
 }
 
 void run__free(struct run *r)
@@ -224,4 +243,5 @@ void run__free(struct run *r)
 		maps__free(&r->maps[i]);
 	maps__free(&r->last_maps);
 	profile__free(&r->profile);
+	ledger_data__free(&r->ledger_data);
 }

@@ -8,6 +8,7 @@
 #define MUXBPF_RUN_H
 
 #include "drive.h"
+#include "ledger.h"
 #include "maps.h"
 #include "opts.h"
 #include "procstat.h"
@@ -15,7 +16,9 @@
 
 /* The kernel's counters at one moment while the server sleeps. */
 struct reading {
+	uint64_t t_ns;         /* CLOCK_MONOTONIC when the counters were read */
 	struct rt_snapshot rt; /* BPF runtime per thread (empty with --no-profile) */
+	struct mb_inflight inflight; /* syscalls in flight (empty without the ledger) */
 	struct proc_times proc;
 };
 
@@ -35,6 +38,8 @@ struct run {
 	struct mb_maps maps[MUXBPF_MAX_PHASES]; /* snapshot at each phase's end */
 	struct mb_maps last_maps;               /* the last snapshot taken */
 	struct mb_profile profile;
+	bool ledger;                  /* the ledger was on */
+	struct mb_ledger_data ledger_data;
 };
 
 /* Returns 0 when every phase ran and checked; otherwise -errno, with whatever was gathered

@@ -26,4 +26,17 @@ $(OUTPUT)/tests/targets/%: tests/targets/%.c | $(OUTPUT)/tests/targets
 	$(call msg,TARGET,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -MMD -MP $< -o $@ -lpthread
 
+# The same synthetic target without frame pointers, from gcc and clang (noipa is gcc-only), the
+# ground truth of CFI unwinding.
+NOFP_TARGETS := $(OUTPUT)/tests/targets/synth_nofp $(OUTPUT)/tests/targets/synth_nofp_clang
+tests-build: $(NOFP_TARGETS)
+
+$(OUTPUT)/tests/targets/synth_nofp: tests/targets/synth.c | $(OUTPUT)/tests/targets
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wall -Wextra $< -o $@
+
+$(OUTPUT)/tests/targets/synth_nofp_clang: tests/targets/synth.c | $(OUTPUT)/tests/targets
+	$(call msg,TARGET,$@)
+	$(Q)$(CLANG) -O2 -g -fomit-frame-pointer -Wall -Wextra -Dnoipa=noinline $< -o $@
+
 -include $(wildcard $(OUTPUT)/tests/*.d $(OUTPUT)/tests/targets/*.d)

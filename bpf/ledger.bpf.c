@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The time ledger: exact time inside each syscall of the target, by syscall and by user call
+ * site, what wakes the target, and how long it sits preempted outside syscalls.  A call is
+ * booked whole to the phase it returns in; the loader reads the calls in flight at each phase
+ * boundary (thread_state, while the target sleeps) and moves the parts outside a window.
+ *
+ * CPU time inside a syscall is its wall time minus the intervals the thread spent switched out,
+ * from sched_switch.  This kernel sometimes emits no sched_switch at all, so every call also
+ * compares the thread's own context-switch counters (nvcsw + nivcsw) at entry and exit with the
+ * switch-outs it saw; a call where they disagree is counted as inexact and its CPU estimated
+ * from the kernel's runtime instead.  Phase-level on-CPU never depends on these events (see
+ * runtime.bpf.c).
+ *
+ * Every handler filters on the target's tgid first: other processes pay one map-free compare.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "muxbpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+extern volatile __u32 phase;         /* sample.bpf.c */
+extern const volatile __u32 targ_tgid; /* runtime.bpf.c */
+extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
+
+/* Set between open and load: take the user call site of every syscall. */
+const volatile __u32 ledger_sites = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct muxbpf_thread_state);
+	__uint(max_entries, MUXBPF_MAX_THREADS);
+} thread_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sys_key);
+	__type(value, struct muxbpf_sys_val);
+	__uint(max_entries, MUXBPF_DEFAULT_SYSCALL_KEYS);
+} syscalls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_site_key);
+	__type(value, struct muxbpf_site_val);
+	__uint(max_entries, MUXBPF_DEFAULT_SITE_KEYS);
+} sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_wake_key);
+	__type(value, struct muxbpf_wake_val);
+	__uint(max_entries, 4096);
+} wakeups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_thread_key);
+	__type(value, struct muxbpf_thread_val);
+	__uint(max_entries, MUXBPF_MAX_THREADS);
+} threads SEC(".maps");
+
+/* Stack walks at syscall entry, accounted apart from the sampler's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct muxbpf_phase_stats);
+	__uint(max_entries, MUXBPF_MAX_PHASES);
+} site_stats SEC(".maps");
+
+/* Ledger entries that could not be stored because a map was full, per phase. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, MUXBPF_MAX_PHASES);
+} ledger_lost SEC(".maps");
+
+/* Per CPU: inside an hrtimer callback, and the softirq vector being served (+1). */
+struct irq_ctx {
+	__u32 hrtimer;
+	__u32 softirq;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct irq_ctx);
+	__uint(max_entries, 1);
+} irq_ctx SEC(".maps");
+
+static __always_inline __u32 cur_phase(void)
+{
+	__u32 ph = phase;
+
+	return ph < MUXBPF_MAX_PHASES ? ph : 0;
+}
+
+static __always_inline void count_lost(__u32 ph)
+{
+	__u64 *n = bpf_map_lookup_elem(&ledger_lost, &ph);
+
+	if (n)
+		(*n)++;
+}
+
+/* Find or create the value for key in a hash map of small values. */
+static __always_inline void *upsert(void *map, const void *key, const void *zero, __u32 ph)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	if (!v)
+		count_lost(ph);
+	return v;
+}
+
+static __always_inline void add_sys(__u32 ph, __u32 tid, __u64 nr, __u64 count, __u64 cpu,
+				    __u64 wall, __u64 inexact)
+{
+	struct muxbpf_sys_key k = { .phase = ph, .tid = tid, .nr = (__u32)nr };
+	struct muxbpf_sys_val zero = {}, *v;
+
+	v = upsert(&syscalls, &k, &zero, ph);
+	if (!v)
+		return;
+	__sync_fetch_and_add(&v->count, count);
+	__sync_fetch_and_add(&v->cpu_ns, cpu);
+	__sync_fetch_and_add(&v->wall_ns, wall);
+	__sync_fetch_and_add(&v->inexact, inexact);
+}
+
+static __always_inline void add_site(__u32 ph, __u32 pid, const struct muxbpf_thread_state *s,
+				     __u64 count, __u64 cpu, __u64 wall)
+{
+	struct muxbpf_site_key k = { .phase = ph, .nr = (__u32)s->nr, .stack_id = s->stack_id,
+				     .pid = pid };
+	struct muxbpf_site_val zero = {}, *v;
+
+	if (!ledger_sites)
+		return;
+	v = upsert(&sites, &k, &zero, ph);
+	if (!v)
+		return;
+	__sync_fetch_and_add(&v->count, count);
+	__sync_fetch_and_add(&v->cpu_ns, cpu);
+	__sync_fetch_and_add(&v->wall_ns, wall);
+}
+
+static __always_inline struct muxbpf_thread_val *thread_val(__u32 ph, __u32 tid)
+{
+	struct muxbpf_thread_key k = { .phase = ph, .tid = tid };
+	struct muxbpf_thread_val zero = {};
+
+	return upsert(&threads, &k, &zero, ph);
+}
+
+static __always_inline __u64 task_csw(struct task_struct *t)
+{
+	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task;
+	struct muxbpf_thread_state *s, init = { .nr = -1 };
+	struct muxbpf_phase_stats *st;
+	__u32 tid = (__u32)pid_tgid, ph;
+	__u64 now;
+
+	if (pid_tgid >> 32 != targ_tgid)
+		return 0;
+	now = bpf_ktime_get_ns();
+	ph = cur_phase();
+	s = upsert(&thread_state, &tid, &init, ph);
+	if (!s)
+		return 0;
+	task = bpf_get_current_task_btf();
+	s->nr = id;
+	s->enter_ns = s->run_ns = now;
+	s->cpu_ns = 0;
+	s->outs = 0;
+	s->off = 0;
+	s->phase = ph;
+	s->csw = task_csw(task);
+	s->rt_enter = BPF_CORE_READ(task, se.sum_exec_runtime);
+	s->stack_id = -1;
+	if (ledger_sites) {
+		st = bpf_map_lookup_elem(&site_stats, &ph);
+		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
+					    PT_REGS_FP_CORE(regs), st);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, pid = pid_tgid >> 32, ph;
+	struct muxbpf_thread_state *s;
+	struct task_struct *task;
+	__u64 now, cpu, wall, inexact = 0, switches;
+
+	if (pid != targ_tgid)
+		return 0;
+	s = bpf_map_lookup_elem(&thread_state, &tid);
+	if (!s || s->nr < 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	ph = cur_phase();
+	task = bpf_get_current_task_btf();
+	cpu = s->cpu_ns + (now - s->run_ns);
+	wall = now - s->enter_ns;
+	switches = task_csw(task) - s->csw;
+	if (switches != s->outs) {
+		/* A switch event went missing: fall back to the kernel's runtime delta. */
+		__u64 rt = BPF_CORE_READ(task, se.sum_exec_runtime) - s->rt_enter;
+		struct muxbpf_thread_val *tv = thread_val(ph, tid);
+
+		cpu = rt < wall ? rt : wall;
+		inexact = 1;
+		if (tv)
+			__sync_fetch_and_add(&tv->missed, 1);
+	}
+	add_sys(ph, tid, s->nr, 1, cpu, wall, inexact);
+	add_site(ph, pid, s, 1, cpu, wall);
+	s->nr = -1;
+	s->off = 0;
+	return 0;
+}
+
+/* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
+static __always_inline void switch_out(struct task_struct *prev, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(prev, pid), ph = cur_phase();
+	struct muxbpf_thread_state *s, init = { .nr = -1 };
+	struct muxbpf_thread_val *tv;
+
+	__u64 rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
+
+	s = upsert(&thread_state, &tid, &init, ph);
+	if (!s)
+		return;
+	if (s->nr >= 0) {
+		if (!s->off)
+			s->cpu_ns += now - s->run_ns;
+		s->outs++;
+	}
+	tv = thread_val(ph, tid);
+	if (tv) {
+		__sync_fetch_and_add(&tv->switch_out, 1);
+		/* On CPU from the last switch-in to now by our clock, minus the kernel's count. */
+		if (s->pending && !s->off && s->in_ns > s->off_ns && rt >= s->out_rt)
+			__sync_fetch_and_add(&tv->switch_path_ns, (now - s->in_ns) - (rt - s->out_rt));
+	}
+	s->off = 1;
+	s->off_ns = now;
+	s->out_rt = rt;
+	s->pending = 1;
+}
+
+/* next gets the CPU: reopen its running interval, or book a user-mode preemption. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(next, pid), ph = cur_phase();
+	struct muxbpf_thread_state *s = bpf_map_lookup_elem(&thread_state, &tid);
+	struct muxbpf_thread_val *tv;
+
+	if (!s || !s->off)
+		return;
+	s->off = 0;
+	s->in_ns = now;
+	if (s->nr >= 0) {
+		s->run_ns = now;
+		return;
+	}
+	/* Off CPU in user mode: the thread was preempted (user mode cannot block). */
+	tv = thread_val(ph, tid);
+	if (tv)
+		__sync_fetch_and_add(&tv->preempt_user_ns, now - s->off_ns);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(mb_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now;
+
+	if (prev->tgid != targ_tgid && next->tgid != targ_tgid)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (prev->tgid == targ_tgid)
+		switch_out(prev, now);
+	if (next->tgid == targ_tgid)
+		switch_in(next, now);
+	return 0;
+}
+
+static __always_inline __u32 waker_kind(__u32 *waker_pid, __u32 *detail)
+{
+	__u32 zero = 0, cur = bpf_get_current_pid_tgid() >> 32;
+	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
+
+	*waker_pid = 0;
+	*detail = 0;
+	if (c && c->hrtimer)
+		return MUXBPF_WAKER_TIMER;
+	if (c && c->softirq) {
+		*detail = c->softirq - 1;
+		return MUXBPF_WAKER_SOFTIRQ;
+	}
+	*waker_pid = cur;
+	return cur == targ_tgid ? MUXBPF_WAKER_SELF : MUXBPF_WAKER_TASK;
+}
+
+/*
+ * Interrupt context, tracked per CPU (the kernel's preempt count is not reachable here: percpu
+ * ksyms need CONFIG_KALLSYMS_ALL).  These fire a few thousand times a second machine-wide and
+ * only flip a per-CPU word.
+ */
+static __always_inline void set_ctx(int hrtimer, int softirq)
+{
+	__u32 zero = 0;
+	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
+
+	if (!c)
+		return;
+	if (hrtimer >= 0)
+		c->hrtimer = hrtimer;
+	if (softirq >= 0)
+		c->softirq = softirq;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(mb_hrtimer_entry)
+{
+	set_ctx(1, -1);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(mb_hrtimer_exit)
+{
+	set_ctx(0, -1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(mb_softirq_entry, unsigned int vec)
+{
+	set_ctx(-1, vec + 1);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(mb_softirq_exit)
+{
+	set_ctx(-1, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(mb_sched_wakeup, struct task_struct *p)
+{
+	struct muxbpf_wake_key k = {};
+	struct muxbpf_wake_val zero = {}, *v;
+
+	if (p->tgid != targ_tgid)
+		return 0;
+	k.phase = cur_phase();
+	k.kind = waker_kind(&k.waker_pid, &k.detail);
+	if (k.kind == MUXBPF_WAKER_TASK)
+		bpf_get_current_comm(&zero.comm, sizeof(zero.comm));
+	v = upsert(&wakeups, &k, &zero, k.phase);
+	if (v)
+		__sync_fetch_and_add(&v->count, 1);
+	return 0;
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Snapshot the ledger maps (bpf/ledger.bpf.c) into plain structs. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "collect_ledger.h"
+#include "log.h"
+#include "muxbpf.skel.h"
+
+/*
+ * Copy every {key, value} of a hash map into a malloc'd array of records of rec_size bytes
+ * (key at offset 0, value at val_off).  Returns the count or -errno.
+ */
+static long dump_hash(int fd, size_t key_size, size_t val_off, size_t rec_size, void **out)
+{
+	char key[64], next[64], *recs = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (n == cap) {
+			char *v = realloc(recs, (cap = cap ? cap * 2 : 256) * rec_size);
+
+			if (!v) {
+				free(recs);
+				return -ENOMEM;
+			}
+			recs = v;
+		}
+		memcpy(recs + n * rec_size, key, key_size);
+		if (bpf_map_lookup_elem(fd, key, recs + n * rec_size + val_off) == 0)
+			n++;
+	}
+	*out = recs;
+	return n;
+}
+
+#define DUMP(map, arr, nfield)                                                                     \
+	({                                                                                         \
+		long n__ = dump_hash(bpf_map__fd(map), sizeof((arr)->k),                           \
+				     offsetof(typeof(*(arr)), v), sizeof(*(arr)), (void **)&(arr)); \
+		if (n__ >= 0)                                                                      \
+			nfield = n__;                                                              \
+		n__ < 0 ? (int)n__ : 0;                                                            \
+	})
+
+static int read_lost(struct profiler *p, struct mb_ledger_data *d)
+{
+	int fd = bpf_map__fd(profiler__skel(p)->maps.ledger_lost);
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *per_cpu;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	per_cpu = calloc(ncpu, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	for (__u32 ph = 0; ph < MUXBPF_MAX_PHASES; ph++)
+		if (bpf_map_lookup_elem(fd, &ph, per_cpu) == 0)
+			for (int c = 0; c < ncpu; c++)
+				d->lost[ph] += per_cpu[c];
+	free(per_cpu);
+	return 0;
+}
+
+int collect_ledger(struct profiler *p, struct mb_ledger_data *d)
+{
+	struct muxbpf_bpf *skel = profiler__skel(p);
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	err = DUMP(skel->maps.syscalls, d->sys, d->nsys);
+	if (!err)
+		err = DUMP(skel->maps.sites, d->sites, d->nsites);
+	if (!err)
+		err = DUMP(skel->maps.wakeups, d->wakes, d->nwakes);
+	if (!err)
+		err = DUMP(skel->maps.threads, d->threads, d->nthreads);
+	if (!err)
+		err = read_lost(p, d);
+	if (err) {
+		pr_err("failed to read the ledger maps: %s", strerror(-err));
+		ledger_data__free(d);
+	}
+	return err;
+}
+
+int collect_inflight(struct profiler *p, struct mb_inflight *f)
+{
+	struct mb_inflight all = {};
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = DUMP(profiler__skel(p)->maps.thread_state, all.v, all.n);
+	if (err)
+		return err;
+	*f = all;
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * CFI unwind tables for the BPF walker (bpf/unwind.bpf.c): compile each executable mapping's
+ * CFI once per build-id (src/cfi.c), write the rows into the mmapped rows/rules arrays, and keep
+ * one record of mapping ranges per process.  A thread serves the walker's reload requests (a
+ * ring buffer: a sample's pc was in no known mapping, e.g. after exec or dlopen) and rechecks
+ * known processes' maps twice a second.  No skeleton here: attach.c passes map fds.
+ *
+ * Life: unwinder__new -> unwinder__prepare(exe) (optional: prebuild the exe's and its
+ * libraries' tables) -> unwinder__capacity (map sizes for open->load) -> load the skeleton ->
+ * unwinder__start(fds) -> ... -> unwinder__free.
+ */
+#ifndef MUXBPF_UNWIND_H
+#define MUXBPF_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "profile.h"
+
+struct unwinder;
+
+struct unwinder_maps {
+	int rows_fd, infos_fd, pids_fd, procs_fd, reqs_fd;
+};
+
+struct unwinder *unwinder__new(int mode);
+/* Build the tables of exe, its interpreter and the libraries it needs (DT_NEEDED, searched in
+ * exe's directory, its RUNPATH and the system directories).  0 or -errno. */
+int unwinder__prepare(struct unwinder *u, const char *exe);
+/* Entries for the rows and rules arrays: what is prepared, doubled, plus room for dlopen. */
+void unwinder__capacity(const struct unwinder *u, uint32_t *rows, uint32_t *infos);
+/* mmap the arrays (loaded with the capacities above), start serving requests.  0 or -errno. */
+int unwinder__start(struct unwinder *u, const struct unwinder_maps *m, uint32_t rows_cap,
+		    uint32_t infos_cap);
+/* Load pid's current mappings now (the thread does this on request).  0 or -errno. */
+int unwinder__refresh(struct unwinder *u, pid_t pid);
+void unwinder__summary(struct unwinder *u, struct mb_unwind_summary *out);
+/* Keep BPF run-time statistics on (bpf_enable_stats) for the unwinder's life: the cost per
+ * sample goes into the report.  0 or -errno. */
+int unwinder__enable_stats(struct unwinder *u);
+void unwinder__free(struct unwinder *u);
+
+/* ---- reading the content-addressed stack maps back (collect.c) ---- */
+/* Read the bucket maps (fds in MUXBPF_STACK_BUCKET_DEPTHS order).  0 or -errno. */
+int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stack_table *out);
+
+#endif /* MUXBPF_UNWIND_H */
