@@ -24,90 +24,10 @@
 #include "profile.h"
 #include "symbolize.h"
 #include "testutil.h"
+#include "bpftarget.h"
 
 #define PHASE_ONE 1
 #define PHASE_TWO 2
-
-struct target {
-	pid_t pid;
-	int go_fd;  /* write a byte: exec the target */
-	int cmd_fd; /* target's stdin */
-	int ack_fd; /* target's stdout */
-};
-
-static void target_path(char *buf, size_t size)
-{
-	char exe[PATH_MAX - 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	assert_true(n > 0);
-	exe[n] = 0;
-	*strrchr(exe, '/') = 0;
-	snprintf(buf, size, "%s/targets/synth", exe);
-}
-
-/* Fork the target paused: the child waits for a byte on a pipe before it execs. */
-static void target_spawn(struct target *t, const char *cpu_ms)
-{
-	int go[2], cmd[2], ack[2];
-	char path[PATH_MAX];
-	char c;
-
-	target_path(path, sizeof(path));
-	assert_int_equal(access(path, X_OK), 0);
-	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(cmd, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(ack, O_CLOEXEC), 0);
-	t->pid = fork();
-	assert_true(t->pid >= 0);
-	if (t->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(cmd[0], 0);
-		dup2(ack[1], 1);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execl(path, path, cpu_ms, (char *)NULL);
-		_exit(127);
-	}
-	close(go[0]);
-	close(cmd[0]);
-	close(ack[1]);
-	t->go_fd = go[1];
-	t->cmd_fd = cmd[1];
-	t->ack_fd = ack[0];
-}
-
-static void target_command(struct target *t, char cmd)
-{
-	char c = 0;
-
-	assert_int_equal(write(t->cmd_fd, &cmd, 1), 1);
-	assert_int_equal(read(t->ack_fd, &c, 1), 1);
-	assert_int_equal(c, 'k');
-}
-
-struct reading {
-	struct rt_snapshot rt;
-	struct proc_times proc;
-};
-
-static void take_reading(struct profiler *p, pid_t pid, struct reading *r)
-{
-	assert_int_equal(procstat_wait_sleeping(pid, 1000), 0);
-	assert_int_equal(collect_runtime(p, &r->rt), 0);
-	assert_int_equal(procstat_read(pid, &r->proc), 0);
-}
-
-/* Run one phase between two readings taken while the target sleeps. */
-static void run_phase(struct profiler *p, struct target *t, unsigned int phase, char cmd,
-		      struct reading *before, struct reading *after)
-{
-	take_reading(p, t->pid, before);
-	profiler__set_phase(p, phase);
-	target_command(t, cmd);
-	take_reading(p, t->pid, after);
-	profiler__set_phase(p, 0);
-}
 
 struct shares {
 	uint64_t total, a, b, c, main_seen;
@@ -174,22 +94,21 @@ static void test_phases_split_and_oncpu(void **state)
 	struct attach_opts opts = { .freq = 997, .enable_on_exec = true };
 	struct profiler *p;
 	struct target t;
-	int status;
+	char ack[8];
 
 	(void)state;
 	skip_unless_bpf();
-	target_spawn(&t, "1000");
+	target_spawn(&t, "synth", "1000");
 	opts.pid = t.pid;
 	p = profiler__new(&opts);
 	assert_non_null(p);
-	assert_int_equal(write(t.go_fd, "g", 1), 1);
+	target_release(&t);
 
-	run_phase(p, &t, PHASE_ONE, 'a', &r[0], &r[1]);
-	run_phase(p, &t, PHASE_TWO, 'c', &r[2], &r[3]);
+	run_phase(p, &t, PHASE_ONE, 'a', &r[0], &r[1], ack, sizeof(ack));
+	run_phase(p, &t, PHASE_TWO, 'c', &r[2], &r[3], ack, sizeof(ack));
 	assert_int_equal(maps__read(t.pid, &maps), 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
-	assert_int_equal(write(t.cmd_fd, "q", 1), 1);
-	assert_int_equal(waitpid(t.pid, &status, 0), t.pid);
+	target_quit(&t);
 	profiler__free(p);
 
 	check_oncpu("phase 1", t.pid, &r[0], &r[1]);
@@ -216,7 +135,7 @@ static void test_phases_split_and_oncpu(void **state)
 	/* Samples outside both phases: the target was only asleep or exiting there. */
 	assert_true(prof.stats[0].recorded < 20);
 	for (int i = 0; i < 4; i++)
-		rt_snapshot__free(&r[i].rt);
+		reading_free(&r[i]);
 	maps__free(&maps);
 	profile__free(&prof);
 }
@@ -229,21 +148,20 @@ static void test_accounting_closes(void **state)
 	struct profiler *p;
 	struct target t;
 	uint64_t sum = 0;
-	int status;
+	char ack[8];
 
 	(void)state;
 	skip_unless_bpf();
-	target_spawn(&t, "200");
+	target_spawn(&t, "synth", "200");
 	opts.pid = t.pid;
 	p = profiler__new(&opts);
 	assert_non_null(p);
-	assert_int_equal(write(t.go_fd, "g", 1), 1);
+	target_release(&t);
 	profiler__set_phase(p, PHASE_ONE);
-	target_command(&t, 'a');
+	target_command(&t, 'a', ack, sizeof(ack));
 	profiler__set_phase(p, 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
-	assert_int_equal(write(t.cmd_fd, "q", 1), 1);
-	assert_int_equal(waitpid(t.pid, &status, 0), t.pid);
+	target_quit(&t);
 	profiler__free(p);
 	for (size_t i = 0; i < prof.n; i++)
 		if (prof.samples[i].phase == PHASE_ONE)

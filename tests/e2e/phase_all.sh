@@ -38,10 +38,21 @@ for p in softcode_arith softcode_list; do
 	grep -Eq 'mux_exec|eval_boolexp|fun_|parse_|do_top|exec' "$log/$p" ||
 		fail "no evaluator function named in $p"
 done
+# The time ledger closes in every measured phase: leftover under 1% of wall.
+grep -c '^  ledger (' "$log/out" >"$log/nledgers"
+[ "$(cat "$log/nledgers")" -ge 9 ] || fail "expected a ledger for each of the 9 phases"
+sed -n 's/^  ledger (.*leftover .* ms (\([-+0-9.]*\)%)$/\1/p' "$log/out" >"$log/leftovers"
+awk '{ v = $1 < 0 ? -$1 : $1; if (v >= 1) bad = 1 } END { exit bad }' "$log/leftovers" ||
+	fail "a phase's ledger leaves 1% or more of its wall time unexplained: $(tr '\n' ' ' <"$log/leftovers")"
+# Kernel time is named by syscall and call site.
+grep -Eq '^  +[0-9.]+%  write <- .*process_output' "$log/out" ||
+	fail "no write call site in process_output named"
 # Nothing left behind.
 sleep 0.2
-if pgrep -f "$out/tinymux/.*/netmux" >/dev/null; then
-	fail "a netmux process is still running"
+pid=$(sed -n 's/^  pid \([0-9]*\), .*/\1/p' "$log/out")
+[ -n "$pid" ] || fail "no netmux pid in the report header"
+if kill -0 "$pid" 2>/dev/null || pgrep -g "$pid" >/dev/null; then
+	fail "netmux (pid $pid) or a process of its group is still running"
 fi
 games_after=$(ls -d "${TMPDIR:-/tmp}"/muxbpf-game.* 2>/dev/null | wc -l)
 [ "$games_after" -le "$games_before" ] || fail "a game directory was left in ${TMPDIR:-/tmp}"

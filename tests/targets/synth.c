@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Ground-truth target for the sampler tests.  Reads one command byte at a time from stdin and
- * answers 'k' on stdout when the work is done, so the test switches phases while it sleeps:
+ * answers "k\n" on stdout when the work is done, so the test switches phases while it sleeps:
  *   'a'  burn CPU_MS (argv[1], default 1000) of CPU: 70% in hot_a, 30% in hot_b
  *   'c'  burn CPU_MS/2 of CPU in hot_c
  *   'q'  exit
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 			break;
 		else
 			continue;
-		if (write(1, "k", 1) != 1)
+		if (write(1, "k\n", 2) != 2)
 			return 1;
 	}
 	return 0;

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Driving a ground-truth target (tests/targets/) from a BPF test: start it paused (the child
+ * waits on a pipe before exec, so the profiler attaches first, as muxbpf does with netmux), send
+ * one-byte commands on its stdin, read its acknowledgement line, and take readings of the
+ * kernel's counters at phase boundaries while it sleeps.  Include after <cmocka.h>.
+ */
+#ifndef MUXBPF_BPFTARGET_H
+#define MUXBPF_BPFTARGET_H
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "attach.h"
+#include "collect.h"
+#include "collect_ledger.h"
+#include "procstat.h"
+#include "profile.h"
+
+struct target {
+	pid_t pid;
+	int go_fd;  /* write a byte: exec the target */
+	int cmd_fd; /* target's stdin */
+	int ack_fd; /* target's stdout */
+};
+
+/* build/tests/targets/NAME, next to the running test binary. */
+static inline void target_path(const char *name, char *buf, size_t size)
+{
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	assert_true(n > 0);
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(buf, size, "%s/targets/%s", exe, name);
+}
+
+/* Fork the target paused: the child waits for a byte on a pipe before it execs. */
+static inline void target_spawn(struct target *t, const char *name, const char *arg)
+{
+	int go[2], cmd[2], ack[2];
+	char path[PATH_MAX];
+	char c;
+
+	target_path(name, path, sizeof(path));
+	assert_int_equal(access(path, X_OK), 0);
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(cmd, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ack, O_CLOEXEC), 0);
+	t->pid = fork();
+	assert_true(t->pid >= 0);
+	if (t->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(cmd[0], 0);
+		dup2(ack[1], 1);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execl(path, path, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	close(cmd[0]);
+	close(ack[1]);
+	t->go_fd = go[1];
+	t->cmd_fd = cmd[1];
+	t->ack_fd = ack[0];
+}
+
+static inline void target_release(struct target *t)
+{
+	assert_int_equal(write(t->go_fd, "g", 1), 1);
+}
+
+/* Send a command; read the ack line ("k ...") into line. */
+static inline void target_command(struct target *t, char cmd, char *line, size_t size)
+{
+	size_t n = 0;
+	char c = 0;
+
+	assert_int_equal(write(t->cmd_fd, &cmd, 1), 1);
+	while (n + 1 < size && read(t->ack_fd, &c, 1) == 1) {
+		line[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	line[n] = 0;
+	assert_true(n > 0 && line[0] == 'k');
+}
+
+static inline void target_quit(struct target *t)
+{
+	int status;
+
+	assert_int_equal(write(t->cmd_fd, "q", 1), 1);
+	assert_int_equal(waitpid(t->pid, &status, 0), t->pid);
+	close(t->go_fd);
+	close(t->cmd_fd);
+	close(t->ack_fd);
+}
+
+struct reading {
+	uint64_t t_ns;
+	struct rt_snapshot rt;
+	struct mb_inflight inflight;
+	struct proc_times proc;
+};
+
+static inline void take_reading(struct profiler *p, pid_t pid, struct reading *r)
+{
+	struct timespec ts;
+
+	assert_int_equal(procstat_wait_sleeping(pid, 1000), 0);
+	assert_int_equal(collect_runtime(p, &r->rt), 0);
+	if (profiler__has_ledger(p))
+		assert_int_equal(collect_inflight(p, &r->inflight), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->t_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	assert_int_equal(procstat_read(pid, &r->proc), 0);
+}
+
+static inline void reading_free(struct reading *r)
+{
+	rt_snapshot__free(&r->rt);
+	inflight__free(&r->inflight);
+}
+
+/* Run one phase between two readings taken while the target sleeps. */
+static inline void run_phase(struct profiler *p, struct target *t, unsigned int phase, char cmd,
+			     struct reading *before, struct reading *after, char *line,
+			     size_t size)
+{
+	take_reading(p, t->pid, before);
+	profiler__set_phase(p, phase);
+	target_command(t, cmd, line, size);
+	take_reading(p, t->pid, after);
+	profiler__set_phase(p, 0);
+}
+
+#endif /* MUXBPF_BPFTARGET_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Ground-truth target for the time ledger.  Reads one command byte at a time from stdin, does
+ * the work, and answers one line on stdout with what it did, so the test can compare the ledger
+ * with the target's own counts:
+ *   'u'  burn ~300 ms of user CPU in burn()                       -> "k 0"
+ *   'w'  write() 1 byte to /dev/null 100000 times                  -> "k <writes>"
+ *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work -> "k <wakeups> <ns>",
+ *        ns = thread CPU time from each wakeup to the next sleep, summed
+ *   'p'  a second thread blocks in read() on a pipe; the main thread writes to it after 200 ms
+ *        and joins it                                -> "k 0 <the reader thread's CPU ns>"
+ *   'q'  exit
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+static volatile unsigned long sink;
+
+static unsigned long long thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Burn user CPU: iters steps of an LCG, no calls, no clock reads (~1 ns a step here). */
+__attribute__((noipa)) void burn(unsigned long iters)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < iters; i++)
+		x = x * 6364136223846793005ul + 1;
+	sink = x;
+}
+
+static long write_loop(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	long n = 0;
+
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < 100000; i++)
+		n += write(fd, "x", 1) == 1;
+	close(fd);
+	return n;
+}
+
+/* Returns the wakeups; *work_ns gets the CPU time of the work done after them. */
+static long sleeper(unsigned long long *work_ns)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned long long t0;
+	long n = 0;
+
+	*work_ns = 0;
+	for (int i = 0; i < 50; i++) {
+		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0)
+			n++;
+		t0 = thread_ns();
+		burn(50 * 1000);  /* ~50 µs */
+		*work_ns += thread_ns() - t0;
+	}
+	return n;
+}
+
+static unsigned long long reader_ns;
+
+static void *reader(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	if (read(fds[0], &c, 1) != 1)
+		return (void *)1;
+	reader_ns = thread_ns();
+	return NULL;
+}
+
+static int pipe_block(unsigned long long *thread_cpu)
+{
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+	pthread_t t;
+	int fds[2];
+	void *ret;
+
+	if (pipe(fds) || pthread_create(&t, NULL, reader, fds))
+		return -1;
+	nanosleep(&ts, NULL);
+	if (write(fds[1], "x", 1) != 1)
+		return -1;
+	pthread_join(t, &ret);
+	close(fds[0]);
+	close(fds[1]);
+	*thread_cpu = reader_ns;
+	return ret ? -1 : 0;
+}
+
+int main(void)
+{
+	unsigned long long work = 0;
+	char c, line[64];
+	long r = 0;
+
+	while (read(0, &c, 1) == 1) {
+		work = 0;
+		switch (c) {
+		case 'u':
+			burn(300ul * 1000 * 1000);  /* ~300 ms */
+			r = 0;
+			break;
+		case 'w':
+			r = write_loop();
+			break;
+		case 's':
+			r = sleeper(&work);
+			break;
+		case 'p':
+			r = pipe_block(&work);
+			break;
+		case 'q':
+			return 0;
+		default:
+			continue;
+		}
+		snprintf(line, sizeof(line), "k %ld %llu\n", r, work);
+		if (write(1, line, strlen(line)) != (ssize_t)strlen(line))
+			return 1;
+	}
+	return 0;
+}
