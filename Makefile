@@ -8,6 +8,9 @@
 #   make netmux     build the default target (netmux 2.12 from Debian's source, frame pointers)
 #   make run        deps + build + default target + `muxbpf --phase all`
 #   make test       deps + build + default target + every test
+#   make test-asan  every unit test again under ASan + UBSan (in $(OUTPUT)-asan)
+#   make fuzz       libFuzzer targets for maps, ELF and CFI parsing, FUZZ_SECONDS each
+#   make install    muxbpf, muxbpf(8) and the report schema into $(DESTDIR)$(PREFIX)
 #   V=1             show the commands
 
 OUTPUT ?= build
@@ -31,7 +34,7 @@ BPF_LINKED := $(OUTPUT)/bpf/muxbpf.bpf.o
 SKEL := $(OUTPUT)/muxbpf.skel.h
 
 SRCS := $(wildcard src/*.c)
-OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS))
+OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS)) $(OUTPUT)/src/profile.pb-c.o
 LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 
 # The embedded default target (see scripts/build-netmux.sh).
@@ -42,18 +45,18 @@ NETMUX_FP_FLAGS := -O2 -g -fno-omit-frame-pointer
 NETMUX_NOFP_FLAGS := -O2 -g
 GAME_TEMPLATE := /usr/share/tinymux/game
 
-PKGS := libbpf libelf libdw zlib
+PKGS := libbpf libelf libdw zlib liblzma libprotobuf-c
 CFLAGS ?= -g -O2
 override CFLAGS += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-Iinclude -Isrc -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	-DMUXBPF_DEFAULT_NETMUX='"$(NETMUX_FP)"' -DMUXBPF_DEFAULT_TEMPLATE='"$(GAME_TEMPLATE)"'
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lstdc++
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c) -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-Iinclude -Ivmlinux/$(ARCH)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean deps netmux netmux-nofp run test check-tests
+.PHONY: all clean deps netmux netmux-nofp run test test-asan check-tests install
 
 all: $(OUTPUT)/muxbpf tests-build
 
@@ -89,7 +92,22 @@ $(OUTPUT)/muxbpf: $(OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# pprof's profile.proto (proto/), compiled by protoc-c (Debian's protobuf-c-compiler).
+PB_C := $(OUTPUT)/profile.pb-c.c
+$(OUTPUT)/profile.pb-c.h: $(PB_C)
+$(PB_C): proto/profile.proto | $(OUTPUT)
+	$(call msg,PROTOC,$@)
+	$(Q)protoc-c --c_out=$(OUTPUT) --proto_path=proto $<
+
+$(OUTPUT)/src/profile.pb-c.o: $(PB_C) | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/src/out_pprof.o: $(OUTPUT)/profile.pb-c.h
+
 include tests/tests.mk
+include bench/bench.mk
+include fuzz/fuzz.mk
 
 # --- default target ----------------------------------------------------------------------------
 netmux: $(NETMUX_FP)
@@ -103,6 +121,16 @@ $(NETMUX_NOFP):
 	$(call msg,NETMUX,$@)
 	$(Q)scripts/build-netmux.sh $(NETMUX_DIR)/nofp "$(NETMUX_NOFP_FLAGS)"
 
+# --- install (PREFIX, DESTDIR) --------------------------------------------------------------------
+PREFIX ?= /usr/local
+install: $(OUTPUT)/muxbpf
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/doc/muxbpf
+	$(Q)install -m 0755 $(OUTPUT)/muxbpf $(DESTDIR)$(PREFIX)/sbin/muxbpf
+	$(Q)install -m 0644 doc/muxbpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/muxbpf.8
+	$(Q)install -m 0644 doc/report.schema.json $(DESTDIR)$(PREFIX)/share/doc/muxbpf/
+
 # --- the README's two commands -----------------------------------------------------------------
 deps:
 	$(Q)scripts/deps.sh
@@ -114,6 +142,18 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp
 	$(Q)tests/run.sh $(OUTPUT)
+
+# Every cmocka suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (a finding
+# aborts the suite: a failure), in $(OUTPUT)-asan; the default target is the plain build's.
+ASAN_OUTPUT := $(OUTPUT)-asan
+ASAN_CFLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all
+test-asan: deps
+	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) NETMUX_DIR=$(NETMUX_DIR) \
+		CFLAGS="$(ASAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" all
+	$(Q)MUXBPF_TESTS=suites ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run.sh $(ASAN_OUTPUT)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

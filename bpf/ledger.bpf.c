@@ -26,8 +26,8 @@ extern volatile __u32 phase;         /* sample.bpf.c */
 extern const volatile __u32 targ_tgid; /* runtime.bpf.c */
 extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
-/* Set between open and load: take the user call site of every syscall. */
-const volatile __u32 ledger_sites = 1;
+/* Set between open and load: walk the user call site of every Nth syscall (0: never). */
+const volatile __u32 ledger_site_every = MUXBPF_DEFAULT_SITE_EVERY;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -72,12 +72,13 @@ struct {
 	__uint(max_entries, MUXBPF_MAX_PHASES);
 } site_stats SEC(".maps");
 
-/* Ledger entries that could not be stored because a map was full, per phase. */
+/* Ledger entries that could not be stored because a map was full, per phase and map
+ * (key phase * MUXBPF_LMAP__COUNT + enum muxbpf_ledger_map). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, MUXBPF_MAX_PHASES);
+	__uint(max_entries, MUXBPF_MAX_PHASES * MUXBPF_LMAP__COUNT);
 } ledger_lost SEC(".maps");
 
 /* Per CPU: inside an hrtimer callback, and the softirq vector being served (+1). */
@@ -100,9 +101,15 @@ static __always_inline __u32 cur_phase(void)
 	return ph < MUXBPF_MAX_PHASES ? ph : 0;
 }
 
-static __always_inline void count_lost(__u32 ph)
+static __always_inline void count_lost(__u32 ph, void *map)
 {
-	__u64 *n = bpf_map_lookup_elem(&ledger_lost, &ph);
+	/* map is a constant in every inlined call: the compiler folds this to one index */
+	__u32 m = map == (void *)&thread_state ? MUXBPF_LMAP_THREAD_STATE :
+		  map == (void *)&syscalls     ? MUXBPF_LMAP_SYSCALLS :
+		  map == (void *)&sites        ? MUXBPF_LMAP_SITES :
+		  map == (void *)&wakeups      ? MUXBPF_LMAP_WAKEUPS : MUXBPF_LMAP_THREADS;
+	__u32 key = ph * MUXBPF_LMAP__COUNT + m;
+	__u64 *n = bpf_map_lookup_elem(&ledger_lost, &key);
 
 	if (n)
 		(*n)++;
@@ -118,7 +125,7 @@ static __always_inline void *upsert(void *map, const void *key, const void *zero
 	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(map, key);
 	if (!v)
-		count_lost(ph);
+		count_lost(ph, map);
 	return v;
 }
 
@@ -144,7 +151,7 @@ static __always_inline void add_site(__u32 ph, __u32 pid, const struct muxbpf_th
 				     .pid = pid };
 	struct muxbpf_site_val zero = {}, *v;
 
-	if (!ledger_sites)
+	if (s->stack_id == MUXBPF_SITE_UNSAMPLED)
 		return;
 	v = upsert(&sites, &k, &zero, ph);
 	if (!v)
@@ -193,11 +200,15 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	s->phase = ph;
 	s->csw = task_csw(task);
 	s->rt_enter = BPF_CORE_READ(task, se.sum_exec_runtime);
-	s->stack_id = -1;
-	if (ledger_sites) {
+	s->stack_id = MUXBPF_SITE_UNSAMPLED;
+	if (ledger_site_every && ++s->site_tick % ledger_site_every == 0) {
 		st = bpf_map_lookup_elem(&site_stats, &ph);
 		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
 					    PT_REGS_FP_CORE(regs), st);
+		/* the call still counts, under "[no stack]" */
+		if (s->stack_id < 0 && st)
+			st->dropped[s->stack_id == -28 ? MUXBPF_DROP_STACK_FULL
+						       : MUXBPF_DROP_STACK_FAILED]++;
 	}
 	return 0;
 }

@@ -16,6 +16,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* The target process; set by the loader between open and load. */
 const volatile __u32 targ_tgid;
 
+/* Thread exits whose final runtime did not fit the exited map (their time is missing). */
+__u64 exits_lost;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
@@ -58,6 +61,7 @@ int BPF_PROG(mb_task_exit, struct task_struct *task)
 	if (BPF_CORE_READ(task, tgid) != targ_tgid)
 		return 0;
 	fill_rt(&rt, task);
-	bpf_map_update_elem(&exited, &rt.tid, &rt, BPF_ANY);
+	if (bpf_map_update_elem(&exited, &rt.tid, &rt, BPF_ANY))
+		__sync_fetch_and_add(&exits_lost, 1);
 	return 0;
 }

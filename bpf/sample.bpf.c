@@ -67,8 +67,6 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	if (!st)
 		return 0;
 	st->taken++;
-	if (ph != phase)
-		st->dropped[MUXBPF_DROP_PHASE_RANGE]++;
 
 	key.phase = ph;
 	key.pid = pid_tgid >> 32;
@@ -76,16 +74,23 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	/* Content-addressed: two different stacks never share an id (no STACK_TRACE map). */
 	sid = mb_user_stack(PT_REGS_IP(&ctx->regs), PT_REGS_SP(&ctx->regs), PT_REGS_FP(&ctx->regs),
 			    st);
-	if (sid < 0) {
-		key.stack_id = (__s32)sid;
+	key.stack_id = (__s32)sid;
+	if (sid < 0)
 		key.ip = PT_REGS_IP(&ctx->regs);
-		st->dropped[MUXBPF_DROP_STACK_FAILED]++;
-	} else {
-		key.stack_id = (__s32)sid;
-	}
-	if (count_sample(&key) == 0)
-		st->recorded++;
-	else
+	/*
+	 * One reason per sample, so that taken = recorded whole + the sum of dropped: lost (the
+	 * counts map is full) before recorded without a stack before recorded under phase 0.
+	 */
+	if (count_sample(&key)) {
 		st->dropped[MUXBPF_DROP_COUNTS_FULL]++;
+		return 0;
+	}
+	st->recorded++;
+	if (sid == -28) /* -ENOSPC: the stack map of this depth is full */
+		st->dropped[MUXBPF_DROP_STACK_FULL]++;
+	else if (sid < 0)
+		st->dropped[MUXBPF_DROP_STACK_FAILED]++;
+	else if (ph != phase)
+		st->dropped[MUXBPF_DROP_PHASE_RANGE]++;
 	return 0;
 }

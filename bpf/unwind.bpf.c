@@ -3,13 +3,23 @@
  * The user stack walker and the content-addressed stack maps.
  *
  * mb_user_stack() walks the interrupted user stack from the perf_event registers, one frame per
- * bpf_loop() iteration: find the mapping of pc in the process's record (binary search), its CFI
- * row (binary search in the table's run of the rows array), compute the CFA, read the return
- * address and the saved rbp with 8-byte bpf_probe_read_user()s.  Mappings without CFI fall back
- * to a frame-pointer step in auto mode.  The frames go into a per-CPU scratch array and are
- * interned in one of four hash maps whose key is the whole zero-padded frame array, so two
- * different stacks can never share an id (no hash-only keys).  Ids are per-CPU counters tagged
- * with the CPU number: unique on hosts up to 1024 CPUs and 2M new stacks per CPU.
+ * bpf_loop() iteration: find the mapping of pc in the process's record, its CFI row, compute the
+ * CFA, read the return address (and, when a later frame needs it, the saved rbp).  Mappings
+ * without CFI fall back to a frame-pointer step in auto mode.  The frames go into a per-CPU
+ * scratch array and are interned in one of four hash maps whose key is the whole zero-padded
+ * frame array, so two different stacks can never share an id (no hash-only keys).  Ids are
+ * per-CPU counters tagged with the CPU number: unique on hosts up to 1024 CPUs and 2M new stacks
+ * per CPU.
+ *
+ * Cost (measured on the project's VM).  The sampler runs from a timer interrupt after the target
+ * has had the CPU for a millisecond, so its data is cold: each cache line it touches costs as
+ * much as a dozen instructions, and a bpf_probe_read_user() ~100 ns hot, whatever its size up to
+ * a page (8 bytes ~100 ns, 4 KiB ~185 ns).  So: the stack is read a page at a time into a
+ * two-page per-CPU cache (a walk touches a few pages, not one or two words per frame); a per-CPU
+ * rule cache keyed by pc answers most frames with one cache line (the same return addresses come
+ * back sample after sample) where the tables cost the mapping, a page index entry, one or two
+ * lines of rows and the rule; the last mapping is kept; a saved rbp is read only when a later
+ * frame uses it; the frame array is cleared only where the last walk left frames.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,7 +28,7 @@
 /* Set by the loader between open and load. */
 const volatile __u32 unwind_mode = MUXBPF_UNWIND_AUTO;
 
-/* Rows and rules: sized and filled (mmapped) by src/unwind.c. */
+/* Rows, rules and the rows' page index: sized and filled (mmapped) by src/unwind.c. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -35,11 +45,22 @@ struct {
 	__uint(max_entries, 1);
 } unwind_infos SEC(".maps");
 
-/* tgid -> slot in unwind_procs; the loader writes a spare slot and then flips this entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct muxbpf_unwind_page);
+	__uint(max_entries, 1);
+} unwind_index SEC(".maps");
+
+/*
+ * tgid -> {slot in unwind_procs, the record's generation}; the loader writes a spare slot and
+ * then flips this entry.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64);
 	__uint(max_entries, MUXBPF_UNW_MAX_PROCS);
 } unwind_pids SEC(".maps");
 
@@ -65,7 +86,13 @@ struct {
 
 #define REQ_INTERVAL_NS (5 * 1000 * 1000)
 #define SCRATCH_DEPTH 128
-
+#define PAGE_SIZE 4096
+#define PAGE_WORDS (PAGE_SIZE / 8)
+#define PAGE_NONE 1 /* a tag no page has: nothing cached */
+/* Rows between two page index entries: at most 2^SHIFT + 1, found in SHIFT + 1 halvings. */
+#define ROW_STEPS (MUXBPF_UNW_IDX_SHIFT + 1)
+/* 512 entries of 32 bytes: 128 (4 KiB) measured slower (conflicts), 2048 exceed a per-CPU value. */
+#define RULE_CACHE_BITS 9
 
 #define STACK_MAP(name, depth)                                                                     \
 	struct {                                                                                   \
@@ -82,7 +109,11 @@ STACK_MAP(ustacks_127, MUXBPF_MAX_STACK_DEPTH);
 
 #define USER_MAX 0x00007ffffffff000ull
 
-enum { W_BP_OK = 1, W_IP_EXACT = 2 };
+enum {
+	W_BP_OK = 1,      /* bp (or the slot at bp_addr) is the frame's rbp */
+	W_IP_EXACT = 2,   /* ip is an interrupted pc, not a return address */
+	W_BP_PENDING = 4, /* the frame's rbp is still in its stack slot at bp_addr */
+};
 /* cfi_step() results besides 0 (caller found) and 1 (stop, w->end set). */
 #define STEP_CONTINUE 0
 #define STEP_STOP 1
@@ -90,7 +121,13 @@ enum { W_BP_OK = 1, W_IP_EXACT = 2 };
 
 struct walk {
 	__u64 ip, sp, bp;
+	__u32 gen; /* the process record's generation, 0 when there is none */
+	__u32 __pad;
+	__u64 bp_addr; /* W_BP_PENDING: where the caller saved rbp */
 	__u64 fp_frames;
+	/* The mapping of the last frame looked up ([m_start, m_end) empty: none). */
+	__u64 m_start, m_end, m_base;
+	__u32 m_row_first, m_row_count, m_idx_first, m_idx_count;
 	__u32 slot; /* unwind_procs slot, or NO_SLOT */
 	__u32 n;    /* frames recorded */
 	__u32 end;  /* enum muxbpf_walk_end, when stopped */
@@ -102,14 +139,19 @@ struct walk {
 #define NO_SLOT 0xffffffffu
 
 /*
- * Per-CPU: the frames and the walk's state.  The state lives here, not on the stack, so that the
- * verifier sees unknown values in the bpf_loop callback and verifies it once instead of once per
- * constant frame count.
+ * Per-CPU: the frames, two cached stack pages (direct-mapped by page parity, so the two pages
+ * around a frame that straddles a boundary stay in) and the walk's state.  The state lives here,
+ * not on the stack, so that the verifier sees unknown values in the bpf_loop callback and
+ * verifies it once instead of once per constant frame count.  ips[dirty..] are zero: a walk
+ * clears only what the previous one left beyond its own frames.
  */
 struct scratch {
 	__u64 ips[SCRATCH_DEPTH];
+	__u64 page[2][PAGE_WORDS];
+	__u64 page_addr[2];
 	struct walk w;
 	__u32 next_id; /* this CPU's stack id counter */
+	__u32 dirty;
 };
 
 struct {
@@ -119,9 +161,55 @@ struct {
 	__uint(max_entries, 1);
 } unwind_scratch SEC(".maps");
 
+/*
+ * Per-CPU, direct-mapped: the rule found for a pc under one process record (generation).  The
+ * same return addresses come back sample after sample; a hit costs one cache line where the
+ * search costs the mapping, the page index, one or two lines of rows and the rule.
+ */
+struct rule_ent {
+	__u64 pc;
+	__u32 gen;
+	__u32 __pad;
+	struct muxbpf_unwind_info info;
+};
+
+struct rule_cache {
+	struct rule_ent e[1 << RULE_CACHE_BITS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rule_cache);
+	__uint(max_entries, 1);
+} unwind_rule_cache SEC(".maps");
+
 static __always_inline int read_word(__u64 addr, __u64 *out)
 {
 	return bpf_probe_read_user(out, sizeof(*out), (const void *)addr);
+}
+
+/*
+ * The stack word at addr, through the page cache.  The copy is page-aligned, so it fails only
+ * where an 8-byte read of the same page would (an unmapped or absent page); then, and for an
+ * unaligned address, the word is read alone.
+ */
+static __always_inline int stack_word(struct scratch *s, __u64 addr, __u64 *out)
+{
+	__u64 page = addr & ~(__u64)(PAGE_SIZE - 1);
+	__u32 i = (addr / PAGE_SIZE) & 1;
+
+	if (addr & 7)
+		return read_word(addr, out);
+	if (s->page_addr[i] != page) {
+		if (bpf_probe_read_user(s->page[i], PAGE_SIZE, (const void *)page)) {
+			s->page_addr[i] = PAGE_NONE;
+			return read_word(addr, out);
+		}
+		s->page_addr[i] = page;
+	}
+	*out = s->page[i][(addr / 8) & (PAGE_WORDS - 1)];
+	return 0;
 }
 
 /*
@@ -136,12 +224,15 @@ static __always_inline __u64 le_u64(__u64 a, __u64 b)
 	return lt ^ 1;
 }
 
-/* Index of the mapping holding pc, or -1. */
-static __noinline int find_map(__u32 slot, __u64 pc)
+/* Make the mapping holding pc the walk's current one.  0, or -1 when none holds it. */
+static __noinline int load_map(struct walk *w, __u64 pc)
 {
-	struct muxbpf_unwind_proc *proc = bpf_map_lookup_elem(&unwind_procs, &slot);
+	struct muxbpf_unwind_proc *proc;
+	struct muxbpf_unwind_map *m;
+	__u32 slot = w->slot;
 	__u64 base = 0, n, half;
 
+	proc = bpf_map_lookup_elem(&unwind_procs, &slot);
 	if (!proc)
 		return -1;
 	n = proc->n;
@@ -154,22 +245,41 @@ static __noinline int find_map(__u32 slot, __u64 pc)
 			half;
 		n -= half;
 	}
-	base &= MUXBPF_UNW_MAX_MAPS - 1;
-	if (proc->maps[base].start > pc || pc >= proc->maps[base].end)
+	m = &proc->maps[base & (MUXBPF_UNW_MAX_MAPS - 1)];
+	if (m->start > pc || pc >= m->end)
 		return -1;
-	return base;
+	w->m_start = m->start;
+	w->m_end = m->end;
+	w->m_base = m->base;
+	w->m_row_first = m->row_first;
+	w->m_row_count = m->row_count;
+	w->m_idx_first = m->idx_first;
+	w->m_idx_count = m->idx_count;
+	return 0;
 }
 
-/* Index in unwind_rows of the last row with row.pc <= pc in [first, first + count), or -1. */
-static __noinline __s64 find_row(__u32 first, __u32 count, __u32 pc)
+/* The rule id of the current mapping's last row with row.pc <= pc, or -1. */
+static __noinline __s64 find_rule(const struct walk *w, __u32 pc)
 {
+	struct muxbpf_unwind_page *page;
 	struct muxbpf_unwind_row *row;
-	__u64 base = first, n = count, half;
-	__u32 key;
+	__u32 key, lo, hi;
+	__u64 base, n, half;
 
-	if (n == 0)
+	key = pc >> MUXBPF_UNW_IDX_SHIFT;
+	if (key >= w->m_idx_count)
 		return -1;
-	for (int i = 0; i < 27; i++) {
+	key += w->m_idx_first;
+	page = bpf_map_lookup_elem(&unwind_index, &key);
+	if (!page)
+		return -1;
+	lo = page->first;
+	hi = page->last;
+	if (hi < lo || hi - lo > (1u << MUXBPF_UNW_IDX_SHIFT) || hi >= w->m_row_count)
+		return -1;
+	base = w->m_row_first + lo;
+	n = hi - lo + 1;
+	for (int i = 0; i < ROW_STEPS; i++) {
 		if (n <= 1)
 			break;
 		half = n >> 1;
@@ -180,13 +290,11 @@ static __noinline __s64 find_row(__u32 first, __u32 count, __u32 pc)
 		base += le_u64(row->pc, pc) * half;
 		n -= half;
 	}
-	if (n > 1)
-		return -1;
 	key = base;
 	row = bpf_map_lookup_elem(&unwind_rows, &key);
-	if (!row || row->pc > pc)
+	if (n > 1 || !row || row->pc > pc)
 		return -1;
-	return base;
+	return row->info;
 }
 
 static __always_inline long stop(struct walk *w, __u32 end)
@@ -195,19 +303,35 @@ static __always_inline long stop(struct walk *w, __u32 end)
 	return STEP_STOP;
 }
 
-/* The caller by frame pointer: [rbp] is the caller's rbp, [rbp + 8] the return address. */
-static __noinline long fp_step(struct walk *w)
+/* The frame's rbp, read from its slot if a callee saved it there.  0 or the walk's end. */
+static __always_inline __u32 frame_bp(struct scratch *s, struct walk *w)
 {
+	if (!(w->flags & W_BP_OK))
+		return MUXBPF_WALK_BAD_FRAME;
+	if (w->flags & W_BP_PENDING) {
+		if (stack_word(s, w->bp_addr, &w->bp))
+			return MUXBPF_WALK_READ_FAULT;
+		w->flags &= ~W_BP_PENDING;
+	}
+	return 0;
+}
+
+/* The caller by frame pointer: [rbp] is the caller's rbp, [rbp + 8] the return address. */
+static __noinline long fp_step(struct scratch *s)
+{
+	struct walk *w = &s->w;
 	__u64 ra, nbp;
+	__u32 e;
 
 	w->fp_frames++;
-	if (!(w->flags & W_BP_OK))
-		return stop(w, MUXBPF_WALK_BAD_FRAME);
+	e = frame_bp(s, w);
+	if (e)
+		return stop(w, e);
 	if (w->bp == 0)
 		return stop(w, MUXBPF_WALK_ZERO_END);
 	if (w->bp < w->sp || (w->bp & 7) || w->bp >= USER_MAX)
 		return stop(w, MUXBPF_WALK_BAD_FRAME);
-	if (read_word(w->bp + 8, &ra) || read_word(w->bp, &nbp))
+	if (stack_word(s, w->bp + 8, &ra) || stack_word(s, w->bp, &nbp))
 		return stop(w, MUXBPF_WALK_READ_FAULT);
 	if (ra == 0)
 		return stop(w, MUXBPF_WALK_ZERO_END);
@@ -228,12 +352,13 @@ static __always_inline long no_cfi(struct walk *w, __u32 end)
 }
 
 /* The signal trampoline's rules: the interrupted rip, rsp, rbp are in the ucontext at sp. */
-static __always_inline long signal_step(struct walk *w, const struct muxbpf_unwind_info *info)
+static __always_inline long signal_step(struct scratch *s, const struct muxbpf_unwind_info *info)
 {
+	struct walk *w = &s->w;
 	__u64 ip, sp, bp;
 
-	if (read_word(w->sp + info->ra_off, &ip) || read_word(w->sp + info->cfa_off, &sp) ||
-	    read_word(w->sp + info->rbp_off, &bp))
+	if (stack_word(s, w->sp + info->ra_off, &ip) || stack_word(s, w->sp + info->cfa_off, &sp) ||
+	    stack_word(s, w->sp + info->rbp_off, &bp))
 		return stop(w, MUXBPF_WALK_READ_FAULT);
 	if (ip == 0)
 		return stop(w, MUXBPF_WALK_ZERO_END);
@@ -243,63 +368,78 @@ static __always_inline long signal_step(struct walk *w, const struct muxbpf_unwi
 	w->sp = sp;
 	w->bp = bp;
 	/* The interrupted pc is exact, not a return address. */
-	w->flags |= W_BP_OK | W_IP_EXACT;
+	w->flags = (w->flags & ~W_BP_PENDING) | W_BP_OK | W_IP_EXACT;
 	return STEP_CONTINUE;
 }
 
-/* The caller by CFI. */
-static __noinline long cfi_step(struct walk *w)
+/* The rule at pc from the tables, into the cache entry e.  0 or the reason there is none. */
+static __noinline __u32 lookup_rule(struct walk *w, __u64 pc, struct rule_ent *e)
 {
-	struct muxbpf_unwind_proc *proc;
 	struct muxbpf_unwind_info *info;
-	struct muxbpf_unwind_row *row;
-	struct muxbpf_unwind_map *m;
-	__u64 pc, cfa, ra, bp;
-	__u32 slot = w->slot, key;
-	__s64 idx;
-	int mi;
+	__u64 rel;
+	__u32 key;
+	__s64 rule;
 
-	if (slot == NO_SLOT)
+	if (pc - w->m_start >= w->m_end - w->m_start && load_map(w, pc)) {
+		w->missed = 1;
+		return MUXBPF_WALK_NO_TABLE;
+	}
+	rel = pc - w->m_base;
+	if (rel > 0xffffffffull)
+		return MUXBPF_WALK_NO_ROW;
+	rule = find_rule(w, (__u32)rel);
+	if (rule < 0)
+		return MUXBPF_WALK_NO_ROW;
+	key = (__u32)rule;
+	info = bpf_map_lookup_elem(&unwind_infos, &key);
+	if (!info)
+		return MUXBPF_WALK_NO_ROW;
+	e->info = *info;
+	e->pc = pc;
+	e->gen = w->gen;
+	return 0;
+}
+
+/* The caller by CFI. */
+static __noinline long cfi_step(struct scratch *s)
+{
+	struct walk *w = &s->w;
+	struct muxbpf_unwind_info *info;
+	struct rule_cache *rc;
+	struct rule_ent *ent;
+	__u64 pc, cfa, ra;
+	__u32 zero = 0, e;
+
+	if (w->slot == NO_SLOT)
+		return no_cfi(w, MUXBPF_WALK_NO_PROC);
+	rc = bpf_map_lookup_elem(&unwind_rule_cache, &zero);
+	if (!rc)
 		return no_cfi(w, MUXBPF_WALK_NO_PROC);
 	/* A return address points after the call, maybe past the caller's last byte. */
 	pc = (w->flags & W_IP_EXACT) ? w->ip : w->ip - 1;
-	mi = find_map(slot, pc);
-	if (mi < 0) {
-		w->missed = 1;
-		return no_cfi(w, MUXBPF_WALK_NO_TABLE);
+	ent = &rc->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+	if (ent->pc != pc || ent->gen != w->gen) {
+		e = lookup_rule(w, pc, ent);
+		if (e)
+			return no_cfi(w, e);
 	}
-	proc = bpf_map_lookup_elem(&unwind_procs, &slot);
-	if (!proc)
-		return no_cfi(w, MUXBPF_WALK_NO_PROC);
-	m = &proc->maps[mi & (MUXBPF_UNW_MAX_MAPS - 1)];
-	if (pc - m->base > 0xffffffffull)
-		return no_cfi(w, MUXBPF_WALK_NO_ROW);
-	idx = find_row(m->row_first, m->row_count, (__u32)(pc - m->base));
-	if (idx < 0)
-		return no_cfi(w, MUXBPF_WALK_NO_ROW);
-	key = (__u32)idx;
-	row = bpf_map_lookup_elem(&unwind_rows, &key);
-	if (!row)
-		return no_cfi(w, MUXBPF_WALK_NO_ROW);
-	key = row->info;
-	info = bpf_map_lookup_elem(&unwind_infos, &key);
-	if (!info)
-		return no_cfi(w, MUXBPF_WALK_NO_ROW);
+	info = &ent->info;
 
 	switch (info->cfa) {
 	case MUXBPF_CFA_RSP:
 		cfa = w->sp + info->cfa_off;
 		break;
 	case MUXBPF_CFA_RBP:
-		if (!(w->flags & W_BP_OK))
-			return stop(w, MUXBPF_WALK_BAD_FRAME);
+		e = frame_bp(s, w);
+		if (e)
+			return stop(w, e);
 		cfa = w->bp + info->cfa_off;
 		break;
 	case MUXBPF_CFA_PLT:
 		cfa = w->sp + info->cfa_off + ((w->ip & 15) >= info->plt_thresh ? 8 : 0);
 		break;
 	case MUXBPF_CFA_SIGNAL:
-		return signal_step(w, info);
+		return signal_step(s, info);
 	case MUXBPF_CFA_END:
 		return stop(w, MUXBPF_WALK_OUTERMOST);
 	case MUXBPF_CFA_UNSUPPORTED:
@@ -310,15 +450,14 @@ static __noinline long cfi_step(struct walk *w)
 	/* The caller's frame lies above ours: a CFA at or below sp is a broken rule. */
 	if (cfa <= w->sp || cfa >= USER_MAX)
 		return stop(w, MUXBPF_WALK_BAD_FRAME);
-	if (read_word(cfa + info->ra_off, &ra))
+	if (stack_word(s, cfa + info->ra_off, &ra))
 		return stop(w, MUXBPF_WALK_READ_FAULT);
+	/* The saved rbp is read only if a caller's rule or a frame-pointer step uses it. */
 	if (info->rbp == MUXBPF_RBP_AT) {
-		if (read_word(cfa + info->rbp_off, &bp))
-			return stop(w, MUXBPF_WALK_READ_FAULT);
-		w->bp = bp;
-		w->flags |= W_BP_OK;
+		w->bp_addr = cfa + info->rbp_off;
+		w->flags |= W_BP_OK | W_BP_PENDING;
 	} else if (info->rbp == MUXBPF_RBP_LOST) {
-		w->flags &= ~W_BP_OK;
+		w->flags &= ~(W_BP_OK | W_BP_PENDING);
 	}
 	if (ra == 0)
 		return stop(w, MUXBPF_WALK_ZERO_END);
@@ -349,12 +488,12 @@ static long walk_step(__u64 i, void *arg)
 	s->ips[w->n & (SCRATCH_DEPTH - 1)] = w->ip;
 	w->n++;
 	if (unwind_mode == MUXBPF_UNWIND_FP)
-		return fp_step(w);
-	r = cfi_step(w);
+		return fp_step(s);
+	r = cfi_step(s);
 	if (r != STEP_NO_CFI)
 		return r;
 	if (unwind_mode == MUXBPF_UNWIND_AUTO)
-		return fp_step(w);
+		return fp_step(s);
 	return stop(w, w->no_cfi_end);
 }
 
@@ -403,7 +542,8 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end)
  */
 __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, *slot, n, end;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n, end, dirty;
+	__u64 *slot;
 	struct scratch *s;
 	struct walk *w;
 	long id;
@@ -413,7 +553,6 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!s)
 		return -22;
-	__builtin_memset(s->ips, 0, sizeof(s->ips));
 	w = &s->w;
 	w->fp_frames = 0;
 	w->n = 0;
@@ -423,8 +562,13 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	w->sp = sp;
 	w->bp = bp;
 	w->flags = W_BP_OK | W_IP_EXACT;
+	w->m_start = w->m_end = 0;
+	w->gen = 0;
+	/* The cache holds the last walk's pages, maybe of another process. */
+	s->page_addr[0] = s->page_addr[1] = PAGE_NONE;
 	slot = bpf_map_lookup_elem(&unwind_pids, &tgid);
-	w->slot = slot ? *slot : NO_SLOT;
+	w->slot = slot ? (__u32)*slot : NO_SLOT;
+	w->gen = slot ? *slot >> 32 : 0;
 	if (unwind_mode != MUXBPF_UNWIND_FP && !slot)
 		w->missed = 1;
 	w->end = MUXBPF_WALK_DEPTH;
@@ -434,6 +578,14 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 
 	n = w->n;
 	end = w->end;
+	/* The key is the frames zero-padded to the bucket's depth: clear the last walk's tail. */
+	dirty = s->dirty;
+	for (int i = 0; i < MUXBPF_MAX_STACK_DEPTH; i++) {
+		if (n + i >= dirty)
+			break;
+		s->ips[(n + i) & (SCRATCH_DEPTH - 1)] = 0;
+	}
+	s->dirty = n;
 	st->walks++;
 	st->frames += n;
 	st->fp_frames += w->fp_frames;

@@ -14,8 +14,11 @@
 
 /* Deepest user stack the sampler records (bpf_get_stackid's own limit is 127). */
 #define MUXBPF_MAX_STACK_DEPTH 127
-/* Phase ids are small integers; id 0 means "outside any phase". */
-#define MUXBPF_MAX_PHASES 32
+/*
+ * Phase ids are small integers; id 0 means "outside any phase".  The netmux phases take the
+ * first ids, phases named from outside (attach, --control, --interval) the rest.
+ */
+#define MUXBPF_MAX_PHASES 128
 /* Default map sizes; the loader may change them between open and load. */
 #define MUXBPF_DEFAULT_STACKS 16384
 #define MUXBPF_DEFAULT_SAMPLE_KEYS 65536
@@ -40,11 +43,16 @@ enum muxbpf_phase {
 	MUXBPF_PHASE__COUNT,
 };
 
-/* Why a sample taken by the sampler did not get a full stack or was not counted. */
+/*
+ * Why a sample the sampler ran for was not kept whole.  Only COUNTS_FULL loses the sample
+ * (taken = recorded + dropped[COUNTS_FULL]); the others are recorded degraded, as the leaf
+ * alone or under phase 0.
+ */
 enum muxbpf_drop {
-	MUXBPF_DROP_STACK_FAILED = 0, /* bpf_get_stackid() failed: counted as leaf only */
+	MUXBPF_DROP_STACK_FAILED = 0, /* the stack walk could not run: recorded as the leaf alone */
 	MUXBPF_DROP_COUNTS_FULL,      /* the samples hash is full: the sample is lost */
-	MUXBPF_DROP_PHASE_RANGE,      /* phase id out of range: counted under phase 0 */
+	MUXBPF_DROP_PHASE_RANGE,      /* phase id out of range: recorded under phase 0 */
+	MUXBPF_DROP_STACK_FULL,       /* its stack map is full: recorded as the leaf alone */
 	MUXBPF_DROP__COUNT,
 };
 
@@ -88,7 +96,6 @@ struct muxbpf_phase_stats {
 	__u64 taken;    /* samples the program ran for */
 	__u64 recorded; /* samples counted in the samples hash (with or without a stack) */
 	__u64 dropped[MUXBPF_DROP__COUNT];
-	__u64 __pad;
 	/* User stack walks (bpf/unwind.bpf.c): walks = sum of walk_end. */
 	__u64 walks;
 	__u64 frames;    /* frames recorded */
@@ -140,20 +147,35 @@ _Static_assert(sizeof(struct muxbpf_unwind_row) == 8, "muxbpf_unwind_row layout"
 #define MUXBPF_UNW_MAX_MAPS 64
 #define MUXBPF_UNW_MAX_PROCS 256
 
+/*
+ * Each table has a page index in a third array: entry k holds the rows (relative to row_first)
+ * that can cover a pc in [k << MUXBPF_UNW_IDX_SHIFT, (k + 1) << MUXBPF_UNW_IDX_SHIFT): from the
+ * last row at or before the page's start to the last row before its end.  At most 2^SHIFT + 1
+ * rows: a binary search of SHIFT + 1 steps instead of one over the whole table.
+ */
+#define MUXBPF_UNW_IDX_SHIFT 8
+
+struct muxbpf_unwind_page {
+	__u32 first, last;
+};
+_Static_assert(sizeof(struct muxbpf_unwind_page) == 8, "muxbpf_unwind_page layout");
+
 struct muxbpf_unwind_map {
 	__u64 start, end; /* [start, end) in the process */
 	__u64 base;       /* row pc = address - base */
 	__u32 row_first;
 	__u32 row_count;
+	__u32 idx_first; /* the table's page index: [idx_first, idx_first + idx_count) */
+	__u32 idx_count;
 };
-_Static_assert(sizeof(struct muxbpf_unwind_map) == 32, "muxbpf_unwind_map layout");
+_Static_assert(sizeof(struct muxbpf_unwind_map) == 40, "muxbpf_unwind_map layout");
 
 struct muxbpf_unwind_proc {
 	__u32 n;
-	__u32 __pad;
+	__u32 gen; /* unique per record written (never 0): tags the walker's per-CPU rule cache */
 	struct muxbpf_unwind_map maps[MUXBPF_UNW_MAX_MAPS];
 };
-_Static_assert(sizeof(struct muxbpf_unwind_proc) == 8 + 32 * MUXBPF_UNW_MAX_MAPS,
+_Static_assert(sizeof(struct muxbpf_unwind_proc) == 8 + 40 * MUXBPF_UNW_MAX_MAPS,
 	       "muxbpf_unwind_proc layout");
 
 /* Sent (rate-limited) when a sample's pc lies in no known mapping: reload the process's maps. */
@@ -205,6 +227,17 @@ _Static_assert(sizeof(struct muxbpf_task_rt) == 80, "muxbpf_task_rt layout");
  * read while the target sleeps) to the right side of the boundary.
  */
 #define MUXBPF_DEFAULT_SYSCALL_KEYS 8192
+
+/* The ledger's maps that can fill; an entry that does not fit is counted per phase and map
+ * (ledger_lost, key phase * MUXBPF_LMAP__COUNT + map). */
+enum muxbpf_ledger_map {
+	MUXBPF_LMAP_THREAD_STATE = 0,
+	MUXBPF_LMAP_SYSCALLS,
+	MUXBPF_LMAP_SITES,
+	MUXBPF_LMAP_WAKEUPS,
+	MUXBPF_LMAP_THREADS,
+	MUXBPF_LMAP__COUNT,
+};
 #define MUXBPF_DEFAULT_SITE_KEYS 16384
 
 struct muxbpf_sys_key {
@@ -224,6 +257,14 @@ struct muxbpf_sys_val {
 _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
 
 /* Kernel time by user call site: the user stack at syscall entry. */
+/*
+ * Walking the user stack costs microseconds, more than the syscall itself for cheap calls, so
+ * the call site is taken for every Nth syscall of a thread (--site-every, default 8); the
+ * syscall table stays exact, the call-site table is a systematic sample of it.
+ */
+#define MUXBPF_DEFAULT_SITE_EVERY 8
+#define MUXBPF_SITE_UNSAMPLED (-0x10000) /* stack_id of a call whose stack was not taken */
+
 struct muxbpf_site_key {
 	__u32 phase;
 	__u32 nr;
@@ -304,8 +345,16 @@ struct muxbpf_thread_state {
 	__u64 out_rt;      /* se.sum_exec_runtime at the last switch-out (fresh there) */
 	__u64 in_ns;       /* the last switch-in */
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
-	__u32 __pad;
+	__u32 site_tick;   /* syscalls entered: every ledger_site_every-th one walks its stack */
 };
 _Static_assert(sizeof(struct muxbpf_thread_state) == 96, "muxbpf_thread_state layout");
+
+/* One map's occupancy, written by bpf/mapcount.bpf.c's bpf_map iterator. */
+struct muxbpf_map_count {
+	__u32 id;
+	__u32 max_entries;
+	__s64 elements; /* the kernel's per-CPU element counter, summed */
+};
+_Static_assert(sizeof(struct muxbpf_map_count) == 16, "muxbpf_map_count layout");
 
 #endif /* MUXBPF_H */

@@ -24,8 +24,11 @@ apt-get -qq $apt_opts update >"$dir/apt.log" 2>&1 || { cat "$dir/apt.log" >&2; e
 # shellcheck disable=SC2086
 (cd "$dir/dl" && apt-get -qq $apt_opts source --download-only tinymux) >>"$dir/apt.log" 2>&1 ||
 	{ cat "$dir/apt.log" >&2; exit 1; }
-tar -xjf "$dir"/dl/tinymux_*.orig.tar.bz2 -C "$dir"
-tar -xJf "$dir"/dl/tinymux_*.debian.tar.xz -C "$dir"
+# --no-same-owner/permissions: the tarball's owner and 0750 directories would keep the
+# unprivileged netmux user (muxbpf as root drops to it) from running the binary.
+tar --no-same-owner --no-same-permissions -xjf "$dir"/dl/tinymux_*.orig.tar.bz2 -C "$dir"
+tar --no-same-owner --no-same-permissions -xJf "$dir"/dl/tinymux_*.debian.tar.xz -C "$dir"
+chmod -R a+rX "$dir/mux2.12"
 for p in $(cat "$dir/debian/patches/series"); do
 	patch -s -d "$dir/mux2.12" -p1 <"$dir/debian/patches/$p"
 done

@@ -2,13 +2,24 @@
 # Install the Debian packages the build, the default target and the tests need.  Idempotent:
 # when everything is installed it does nothing (and needs no root).
 set -eu
-pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config make gcc g++
+pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
-      tinymux libcmocka-dev procps iproute2 linux-perf strace"
+      tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
+      libprotobuf-c-dev protobuf-c-compiler golang-go chromium"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+# The artifact tests validate JSON with npm packages (installed under build/ by the test):
+# node and npm from any source will do (Debian's npm conflicts with NodeSource's nodejs).
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+# As root, netmux runs as this unprivileged user (muxbpf --netmux-user; README).
+if [ "$(id -u)" = 0 ] && ! id muxbpf >/dev/null 2>&1; then
+	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin muxbpf
+	echo "deps: created the system user muxbpf (netmux runs as it)"
+fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	echo "deps: missing packages:$missing (run 'sudo make deps')" >&2

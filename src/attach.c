@@ -4,9 +4,11 @@
  * (pid = target, cpu = -1, inherit) so it costs nothing while the target sleeps and follows the
  * threads and children created after it is opened; exclude_kernel keeps samples user-only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -14,9 +16,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "collect_live.h"
 #include "log.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
+#include "preflight.h"
+#include "target.h"
 #include "unwind.h"
 
 struct profiler {
@@ -30,7 +35,19 @@ struct profiler {
 	struct unwinder *unw;
 	struct bpf_link *ledger_links[8];
 	bool ledger;
+	/* a running target (opts->running): one sampler event and link per thread at attach */
+	int *thread_fds; /* pairs: event fd, link fd */
+	pid_t *thread_tids;
+	int nthreads;
 };
+
+/*
+ * libbpf's warnings during load are kept, not printed, unless -v: a verifier rejection is a
+ * page of log, and the user gets its last line as the reason (load_failed()).
+ */
+static char *load_log;
+static size_t load_log_len;
+static bool load_capture;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
@@ -38,7 +55,59 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		return 0;
 	if (level == LIBBPF_INFO && log_level < 1)
 		return 0;
+	if (load_capture && log_level < 1) {
+		char *text, *grown;
+		int n = vasprintf(&text, fmt, args);
+
+		if (n <= 0)
+			return n;
+		grown = realloc(load_log, load_log_len + n + 1);
+		if (grown) {
+			load_log = grown;
+			memcpy(load_log + load_log_len, text, n + 1);
+			load_log_len += n;
+		}
+		free(text);
+		return n;
+	}
 	return vfprintf(stderr, fmt, args);
+}
+
+/*
+ * One line for a failed load: a verifier rejection names the program and the verifier's last
+ * words before "processed N insns"; anything else goes to preflight_explain_load().
+ */
+static void load_failed(int err)
+{
+	char prog[128] = "", reason[512] = "";
+	char *log = load_log ? load_log : "", *p, *begin, *end;
+
+	p = strstr(log, "prog '");
+	if (p)
+		sscanf(p, "prog '%127[^']'", prog);
+	begin = strstr(log, "-- BEGIN PROG LOAD LOG --");
+	end = begin ? strstr(begin, "-- END PROG LOAD LOG --") : NULL;
+	if (begin && end) {
+		/* the last line before "processed ..."/"verification time" that says something */
+		for (char *l = begin; l < end; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : end) {
+			size_t n = strcspn(l, "\n");
+
+			if (l == begin || !n || l[0] == '-' || !strncmp(l, "processed ", 10) ||
+			    !strncmp(l, "verification time", 17) || !strncmp(l, "stack depth", 11) ||
+			    !strncmp(l, "libbpf: ", 8))
+				continue;
+			snprintf(reason, sizeof(reason), "%.*s", (int)(n < 400 ? n : 400), l);
+		}
+	}
+	if (begin) {
+		pr_err("the BPF verifier rejected program %s: %s (run with -v for the full log)",
+		       *prog ? prog : "?", *reason ? reason : strerror(-err));
+	} else {
+		preflight_explain_load(err, *prog ? prog : "(skeleton)");
+	}
+	free(load_log);
+	load_log = NULL;
+	load_log_len = 0;
 }
 
 static int open_sampler(pid_t pid, int freq, bool enable_on_exec)
@@ -63,6 +132,87 @@ static int open_sampler(pid_t pid, int freq, bool enable_on_exec)
 	return fd;
 }
 
+static bool has_thread(const struct profiler *p, pid_t tid)
+{
+	for (int i = 0; i < p->nthreads; i++)
+		if (p->thread_tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* One thread's event and link; -ESRCH when the thread exited meanwhile (not an error). */
+static int attach_thread(struct profiler *p, pid_t tid, int freq, int prog_fd)
+{
+	int fd, link, *fds;
+	pid_t *tids;
+
+	fds = realloc(p->thread_fds, (p->nthreads + 1) * 2 * sizeof(*fds));
+	if (fds)
+		p->thread_fds = fds;
+	tids = realloc(p->thread_tids, (p->nthreads + 1) * sizeof(*tids));
+	if (tids)
+		p->thread_tids = tids;
+	if (!fds || !tids)
+		return -ENOMEM;
+	fd = open_sampler(tid, freq, false);
+	if (fd < 0)
+		return fd;
+	link = bpf_link_create(prog_fd, fd, BPF_PERF_EVENT, NULL);
+	if (link < 0) {
+		int err = -errno;
+
+		close(fd);
+		pr_err("failed to attach sampler to thread %d: %s", tid, strerror(-err));
+		return err;
+	}
+	p->thread_fds[2 * p->nthreads] = fd;
+	p->thread_fds[2 * p->nthreads + 1] = link;
+	p->thread_tids[p->nthreads++] = tid;
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		pr_err("failed to enable sampler on thread %d: %s", tid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * A running target.  inherit only reaches tasks created after an event is opened, so open one
+ * event per existing thread (pid = tid, inherit): each covers the threads and children that its
+ * thread creates from then on.  A thread created before its creator's event was open appears in
+ * the next scan of /proc/PID/task: scan until a pass finds nothing new.  Per-task events cost
+ * nothing while the thread sleeps (per-CPU events would interrupt idle CPUs at the full rate).
+ */
+static int attach_threads(struct profiler *p, int freq, int prog_fd)
+{
+	for (int pass = 0; pass < 64; pass++) {
+		pid_t *tids;
+		int n = target_threads(p->pid, &tids), added = 0, err = 0;
+
+		if (n < 0) {
+			pr_err("failed to list the threads of pid %d: %s", p->pid, strerror(-n));
+			return n;
+		}
+		for (int i = 0; i < n && !err; i++) {
+			if (has_thread(p, tids[i]))
+				continue;
+			err = attach_thread(p, tids[i], freq, prog_fd);
+			if (err == -ESRCH && tids[i] != p->pid)
+				err = 0; /* exited since the scan */
+			else if (!err)
+				added++;
+			else if (err != -ENOMEM)
+				preflight_explain_perf(err, tids[i]);
+		}
+		free(tids);
+		if (err)
+			return err;
+		if (!added)
+			return 0;
+	}
+	pr_err("pid %d creates threads faster than muxbpf can attach to them", p->pid);
+	return -EAGAIN;
+}
+
 /*
  * Link the sampler program to the event ourselves: libbpf 1.1's attach_perf_event always issues
  * PERF_EVENT_IOC_ENABLE, which would defeat enable_on_exec and sample the pre-exec child.
@@ -71,10 +221,11 @@ static int attach_sampler(struct profiler *p, const struct attach_opts *opts)
 {
 	int prog_fd = bpf_program__fd(p->skel->progs.mb_sample);
 
+	if (opts->running)
+		return attach_threads(p, opts->freq, prog_fd);
 	p->perf_fd = open_sampler(opts->pid, opts->freq, opts->enable_on_exec);
 	if (p->perf_fd < 0) {
-		pr_err("failed to open cpu-clock sampler on pid %d: %s", opts->pid,
-		       strerror(-p->perf_fd));
+		preflight_explain_perf(p->perf_fd, opts->pid);
 		return p->perf_fd;
 	}
 	p->perf_link_fd = bpf_link_create(prog_fd, p->perf_fd, BPF_PERF_EVENT, NULL);
@@ -133,6 +284,75 @@ static int attach_ledger(struct profiler *p)
 	return 0;
 }
 
+/* A number from a /proc file: the first field, or the value after "key:". */
+static long long proc_number(const char *path, const char *key)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!key) {
+			if (sscanf(line, "%lld", &v) != 1)
+				v = -1;
+			break;
+		}
+		if (!strncmp(line, key, strlen(key)) && sscanf(line + strlen(key), "%lld", &v) == 1)
+			break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Threads that are already blocked in a syscall when the ledger attaches (the paused child in
+ * read(), a live server in select()) would have no state until that call returns, and the time
+ * they sleep would go unbooked.  Seed each thread's state from /proc: the syscall it is in
+ * (/proc/PID/task/TID/syscall), its switch count and runtime, as if it entered now.  Best
+ * effort: a thread that moves on meanwhile is simply booked from its next event.
+ */
+static void seed_ledger(struct profiler *p)
+{
+	int fd = bpf_map__fd(p->skel->maps.thread_state);
+	char dir[64], path[400];
+	struct timespec ts;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	while ((de = readdir(d))) {
+		struct muxbpf_thread_state st = { .nr = -1, .stack_id = MUXBPF_SITE_UNSAMPLED };
+		__u32 tid = strtoul(de->d_name, NULL, 10);
+		long long v1, v2;
+
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/syscall", dir, de->d_name);
+		st.nr = proc_number(path, NULL);
+		if (st.nr < 0)
+			continue; /* running, or blocked outside a syscall */
+		snprintf(path, sizeof(path), "%s/%s/status", dir, de->d_name);
+		v1 = proc_number(path, "voluntary_ctxt_switches:");
+		v2 = proc_number(path, "nonvoluntary_ctxt_switches:");
+		snprintf(path, sizeof(path), "%s/%s/schedstat", dir, de->d_name);
+		st.rt_enter = proc_number(path, NULL);
+		if (v1 < 0 || v2 < 0)
+			continue;
+		st.csw = v1 + v2;
+		st.enter_ns = st.run_ns = st.off_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		st.off = 1;
+		st.phase = p->skel->bss->phase;
+		bpf_map_update_elem(fd, &tid, &st, BPF_NOEXIST);
+	}
+	closedir(d);
+}
+
 /* Leave the ledger's programs unloaded when it is off. */
 static void disable_ledger(struct muxbpf_bpf *skel)
 {
@@ -155,7 +375,7 @@ static int setup_unwind(struct profiler *p, const struct attach_opts *opts)
 	struct bpf_map *buckets[MUXBPF_STACK_BUCKETS] = {
 		p->skel->maps.ustacks_16, p->skel->maps.ustacks_32, p->skel->maps.ustacks_64,
 		p->skel->maps.ustacks_127 };
-	uint32_t rows, infos;
+	struct unwinder_caps cap;
 
 	p->unw = unwinder__new(opts->unwind);
 	if (!p->unw)
@@ -165,10 +385,11 @@ static int setup_unwind(struct profiler *p, const struct attach_opts *opts)
 		pr_verbose("no BPF run-time statistics: %s", strerror(errno));
 	if (opts->exe && opts->unwind != MUXBPF_UNWIND_FP && unwinder__prepare(p->unw, opts->exe))
 		pr_warn("cannot read %s: its unwind tables will be built when it runs", opts->exe);
-	unwinder__capacity(p->unw, &rows, &infos);
+	unwinder__capacity(p->unw, &cap);
 	p->skel->rodata->unwind_mode = opts->unwind;
-	bpf_map__set_max_entries(p->skel->maps.unwind_rows, rows);
-	bpf_map__set_max_entries(p->skel->maps.unwind_infos, infos);
+	bpf_map__set_max_entries(p->skel->maps.unwind_rows, cap.rows);
+	bpf_map__set_max_entries(p->skel->maps.unwind_infos, cap.infos);
+	bpf_map__set_max_entries(p->skel->maps.unwind_index, cap.index);
 	for (int b = 0; b < MUXBPF_STACK_BUCKETS && opts->max_stacks; b++)
 		bpf_map__set_max_entries(buckets[b], opts->max_stacks);
 	return 0;
@@ -179,13 +400,19 @@ static int start_unwind(struct profiler *p)
 	struct unwinder_maps m = {
 		.rows_fd = bpf_map__fd(p->skel->maps.unwind_rows),
 		.infos_fd = bpf_map__fd(p->skel->maps.unwind_infos),
+		.index_fd = bpf_map__fd(p->skel->maps.unwind_index),
 		.pids_fd = bpf_map__fd(p->skel->maps.unwind_pids),
 		.procs_fd = bpf_map__fd(p->skel->maps.unwind_procs),
 		.reqs_fd = bpf_map__fd(p->skel->maps.unwind_reqs),
 	};
 
-	return unwinder__start(p->unw, &m, bpf_map__max_entries(p->skel->maps.unwind_rows),
-			       bpf_map__max_entries(p->skel->maps.unwind_infos));
+	struct unwinder_caps cap = {
+		.rows = bpf_map__max_entries(p->skel->maps.unwind_rows),
+		.infos = bpf_map__max_entries(p->skel->maps.unwind_infos),
+		.index = bpf_map__max_entries(p->skel->maps.unwind_index),
+	};
+
+	return unwinder__start(p->unw, &m, &cap);
 }
 
 static int load(struct profiler *p, const struct attach_opts *opts)
@@ -201,17 +428,26 @@ static int load(struct profiler *p, const struct attach_opts *opts)
 	p->skel->rodata->targ_tgid = opts->pid;
 	if (opts->no_ledger)
 		disable_ledger(p->skel);
+	/* map occupancy from the kernel's element counters (6.6+); else collect_live walks keys */
+	if (!mapcount_supported())
+		bpf_program__set_autoload(p->skel->progs.mb_map_count, false);
+	if (opts->site_every)
+		p->skel->rodata->ledger_site_every = opts->site_every > 0 ? opts->site_every : 0;
 	err = setup_unwind(p, opts);
 	if (err)
 		return err;
 	if (opts->max_samples)
 		bpf_map__set_max_entries(p->skel->maps.samples, opts->max_samples);
+	load_capture = true;
 	err = muxbpf_bpf__load(p->skel);
+	load_capture = false;
 	if (err) {
-		pr_err("failed to load BPF programs: %s (run with -vv for the verifier log)",
-		       strerror(-err));
+		load_failed(err);
 		return err;
 	}
+	free(load_log);
+	load_log = NULL;
+	load_log_len = 0;
 	return start_unwind(p);
 }
 
@@ -232,6 +468,8 @@ struct profiler *profiler__new(const struct attach_opts *opts)
 		err = attach_runtime(p);
 	if (!err && p->ledger)
 		err = attach_ledger(p);
+	if (!err && p->ledger)
+		seed_ledger(p);
 	if (!err)
 		err = attach_sampler(p, opts);
 	if (err) {
@@ -261,6 +499,10 @@ void profiler__free(struct profiler *p)
 		close(p->perf_link_fd);
 	if (p->perf_fd >= 0)
 		close(p->perf_fd);
+	for (int i = 0; i < 2 * p->nthreads; i++)
+		close(p->thread_fds[2 * p->nthreads - 1 - i]);
+	free(p->thread_fds);
+	free(p->thread_tids);
 	for (size_t i = 0; i < sizeof(p->ledger_links) / sizeof(p->ledger_links[0]); i++)
 		bpf_link__destroy(p->ledger_links[i]);
 	bpf_link__destroy(p->iter_link);
@@ -283,6 +525,11 @@ struct muxbpf_bpf *profiler__skel(struct profiler *p)
 struct unwinder *profiler__unwinder(struct profiler *p)
 {
 	return p->unw;
+}
+
+int profiler__sampler_threads(const struct profiler *p)
+{
+	return p->nthreads;
 }
 
 int profiler__iter_fd(struct profiler *p)

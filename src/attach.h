@@ -21,6 +21,8 @@ struct attach_opts {
 	int unwind;            /* enum muxbpf_unwind_mode (0: frame pointers) */
 	const char *exe;       /* what the target will exec: its CFI tables are built up front */
 	bool no_ledger;        /* leave out the syscall/scheduler ledger (--no-syscalls) */
+	int site_every;        /* walk the call site of every Nth syscall; 0: default, <0: never */
+	bool running;          /* the target runs already: one sampler event per thread */
 };
 
 struct profiler;
@@ -36,6 +38,9 @@ void profiler__free(struct profiler *p);
 
 /* Is the syscall/scheduler ledger attached? */
 bool profiler__has_ledger(const struct profiler *p);
+
+/* Threads given a sampler event of their own at attach (running targets; 0 otherwise). */
+int profiler__sampler_threads(const struct profiler *p);
 
 /* For collect.c only. */
 struct muxbpf_bpf *profiler__skel(struct profiler *p);

@@ -30,7 +30,15 @@
 /* Bounds on what a sane rule or FDE looks like; anything beyond is malformed input. */
 #define MAX_FRAME (1 << 24)       /* 16 MiB between sp and CFA */
 #define MAX_FDE_RANGE (1u << 28)  /* 256 MiB of code under one FDE */
-#define MAX_ROWS_PER_FDE 100000
+#define MAX_ROWS_PER_FDE 10000
+#define MAX_FDE_INSNS (64 * 1024) /* bytes of CFA instructions in one FDE */
+/*
+ * libdw sizes a frame state by the highest register a CFA program names, and copies it at every
+ * DW_CFA_remember_state: a 170-byte .eh_frame naming register 2^26 made it allocate 2 GiB
+ * (found by fuzz/fuzz_cfi.c).  x86-64's DWARF registers stop at 125.
+ */
+#define MAX_REG 256
+#define MAX_STATE_DEPTH 64
 
 struct interval {
 	uint64_t start, end;
@@ -47,6 +55,12 @@ struct builder {
 	struct interval *iv;
 	size_t niv, cap;
 	struct cfi_table *t;
+	/*
+	 * libdw finds the FDE of an address itself, so a bad FDE overlapping a good one would
+	 * still be run: a first pass (check) only validates every CFA program of the section,
+	 * and one that fails (poisoned) keeps the whole section from libdw.
+	 */
+	bool check, poisoned;
 };
 
 struct cie_info {
@@ -178,6 +192,110 @@ static int skip_encoded(const uint8_t **pp, const uint8_t *end, uint8_t enc)
 	if (enc == DW_EH_PE_omit)
 		return 0;
 	return read_encoded(pp, end, enc & ~(DW_EH_PE_indirect | 0x70), 0, &v);
+}
+
+/*
+ * Whether a CFA program stays within what libdw can interpret in bounded memory: known opcodes,
+ * register numbers below MAX_REG, remember_state nested at most MAX_STATE_DEPTH deep.  A program
+ * that fails is not given to libdw at all.
+ */
+static bool cfa_program_ok(const uint8_t *p, const uint8_t *end, uint8_t fde_enc)
+{
+	int depth = 0;
+	uint64_t reg, v;
+	int64_t sv;
+
+#define ULEB(x) do { if (read_uleb(&p, end, &(x))) return false; } while (0)
+#define SLEB(x) do { if (read_sleb(&p, end, &(x))) return false; } while (0)
+#define REG() do { ULEB(reg); if (reg >= MAX_REG) return false; } while (0)
+#define SKIP(n) do { if ((uint64_t)(end - p) < (uint64_t)(n)) return false; p += (n); } while (0)
+	while (p < end) {
+		uint8_t op = *p++;
+
+		switch (op & 0xc0) {
+		case DW_CFA_advance_loc:
+		case DW_CFA_restore: /* register in the low 6 bits: below 64 */
+			if (op & 0xc0)
+				continue;
+			break;
+		case DW_CFA_offset:
+			ULEB(v);
+			continue;
+		}
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save:
+			break;
+		case DW_CFA_remember_state:
+			if (++depth > MAX_STATE_DEPTH)
+				return false;
+			break;
+		case DW_CFA_restore_state:
+			if (--depth < 0)
+				return false;
+			break;
+		case DW_CFA_set_loc:
+			if (read_encoded(&p, end, fde_enc & 0x0f, 0, &v))
+				return false;
+			break;
+		case DW_CFA_advance_loc1:
+			SKIP(1);
+			break;
+		case DW_CFA_advance_loc2:
+			SKIP(2);
+			break;
+		case DW_CFA_advance_loc4:
+			SKIP(4);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_val_offset:
+		case DW_CFA_GNU_negative_offset_extended:
+		case DW_CFA_def_cfa:
+			REG();
+			ULEB(v);
+			break;
+		case DW_CFA_register:
+			REG();
+			REG();
+			break;
+		case DW_CFA_restore_extended:
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_def_cfa_register:
+			REG();
+			break;
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_val_offset_sf:
+		case DW_CFA_def_cfa_sf:
+			REG();
+			SLEB(sv);
+			break;
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_GNU_args_size:
+			ULEB(v);
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			SLEB(sv);
+			break;
+		case DW_CFA_def_cfa_expression:
+			ULEB(v);
+			SKIP(v);
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			REG();
+			ULEB(v);
+			SKIP(v);
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+#undef ULEB
+#undef SLEB
+#undef REG
+#undef SKIP
 }
 
 /* The FDE pointer encoding from a CIE's augmentation ("zR", "zPLR", "zRS", ...). */
@@ -475,7 +593,7 @@ static struct cie_info *find_cie(struct cie_info *cies, size_t n, uint64_t off)
  * Every FDE of one CFI section.  data is the section's bytes, vaddr its address (for pcrel
  * pointers); eh selects the .eh_frame flavour.
  */
-static int scan_section(struct builder *b, Elf_Data *data, uint64_t vaddr, bool eh, Dwarf_CFI *cfi)
+static int scan_pass(struct builder *b, Elf_Data *data, uint64_t vaddr, bool eh, Dwarf_CFI *cfi)
 {
 	struct cie_info *cies = NULL;
 	size_t ncies = 0, cap = 0;
@@ -510,17 +628,31 @@ static int scan_section(struct builder *b, Elf_Data *data, uint64_t vaddr, bool 
 			}
 			cies[ncies].offset = off;
 			parse_cie(&e.cie, eh, &cies[ncies]);
+			if (!e.cie.initial_instructions ||
+			    e.cie.initial_instructions > e.cie.initial_instructions_end ||
+			    e.cie.return_address_register >= MAX_REG ||
+			    !cfa_program_ok(e.cie.initial_instructions, e.cie.initial_instructions_end,
+					    cies[ncies].fde_enc)) {
+				cies[ncies].usable = false;
+				b->poisoned = true;
+			}
 			ncies++;
 		} else {
 			const struct cie_info *ci = find_cie(cies, ncies, e.fde.CIE_pointer);
 			const uint8_t *p = e.fde.start, *end = e.fde.end;
 			const uint8_t *base = data->d_buf;
-			uint64_t lo, range;
+			uint64_t lo, range, alen = 0;
 
 			if (!ci || !ci->usable || p < base || end > base + data->d_size ||
 			    read_encoded(&p, end, ci->fde_enc, vaddr + (p - base), &lo) ||
-			    read_encoded(&p, end, ci->fde_enc & 0x0f, 0, &range)) {
+			    read_encoded(&p, end, ci->fde_enc & 0x0f, 0, &range) ||
+			    (ci->has_z && (read_uleb(&p, end, &alen) || alen > (uint64_t)(end - p))) ||
+			    end - (p + alen) > MAX_FDE_INSNS ||
+			    !cfa_program_ok(p + alen, end, ci->fde_enc)) {
 				b->t->bad_fdes++;
+				b->poisoned = true;
+			} else if (b->check) {
+				/* The first pass only validates. */
 			} else if (range == 0) {
 				/* Empty FDEs are padding (and some linkers' deleted functions). */
 			} else if (range > MAX_FDE_RANGE || lo + range < lo ||
@@ -538,6 +670,22 @@ static int scan_section(struct builder *b, Elf_Data *data, uint64_t vaddr, bool 
 	}
 	free(cies);
 	return err;
+}
+
+/* Validate every CFA program of the section, then take the rows only if all passed. */
+static int scan_section(struct builder *b, Elf_Data *data, uint64_t vaddr, bool eh, Dwarf_CFI *cfi)
+{
+	size_t bad = b->t->bad_fdes;
+	int err;
+
+	b->check = true;
+	b->poisoned = false;
+	err = scan_pass(b, data, vaddr, eh, cfi);
+	b->check = false;
+	if (err || b->poisoned)
+		return err;
+	b->t->bad_fdes = bad;
+	return scan_pass(b, data, vaddr, eh, cfi);
 }
 
 static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
@@ -666,7 +814,8 @@ static int finish(struct builder *b)
 	size_t cap = 0;
 	int err;
 
-	qsort(b->iv, b->niv, sizeof(*b->iv), cmp_interval);
+	if (b->niv > 1) /* qsort(NULL, 0) is undefined */
+		qsort(b->iv, b->niv, sizeof(*b->iv), cmp_interval);
 	for (size_t i = 0; i < b->niv; i++) {
 		struct interval *iv = &b->iv[i];
 		uint64_t start = iv->start;

@@ -60,10 +60,16 @@ static int read_lost(struct profiler *p, struct mb_ledger_data *d)
 	per_cpu = calloc(ncpu, sizeof(*per_cpu));
 	if (!per_cpu)
 		return -ENOMEM;
-	for (__u32 ph = 0; ph < MUXBPF_MAX_PHASES; ph++)
-		if (bpf_map_lookup_elem(fd, &ph, per_cpu) == 0)
-			for (int c = 0; c < ncpu; c++)
-				d->lost[ph] += per_cpu[c];
+	for (__u32 key = 0; key < MUXBPF_MAX_PHASES * MUXBPF_LMAP__COUNT; key++) {
+		__u32 ph = key / MUXBPF_LMAP__COUNT, m = key % MUXBPF_LMAP__COUNT;
+
+		if (bpf_map_lookup_elem(fd, &key, per_cpu))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			d->lost[ph] += per_cpu[c];
+			d->lost_by[ph][m] += per_cpu[c];
+		}
+	}
 	free(per_cpu);
 	return 0;
 }

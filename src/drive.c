@@ -458,6 +458,7 @@ struct driver {
 	char version[256];
 	char error[256];
 	char *rbuf;
+	const struct phase_hooks *hooks; /* of the window running (progress) */
 };
 
 static double now_ms(void)
@@ -647,6 +648,12 @@ static int pump(struct driver *d, int wait_ms)
 	for (int i = 0; i < n && !err; i++) {
 		struct conn *c = ev[i].data.ptr;
 
+		/* the stop fd and netmux's pidfd: a signal, or the server is gone */
+		if (c == (void *)&d->opts.stop_fd)
+			return drv_fail(d, -EINTR, "%s: interrupted", stage(d));
+		if (c == (void *)&d->opts.pidfd)
+			return drv_fail(d, -ECHILD, "%s: netmux exited", stage(d));
+
 		if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			err = conn_read(d, c);
 		if (!err && !c->eof && (ev[i].events & EPOLLOUT))
@@ -789,8 +796,17 @@ static int run_commands(struct driver *d, unsigned int phase, uint64_t n, uint64
 		*sent += err ? 0 : k;
 		if (!err)
 			err = wait_for(d, wiz_pending_le, d->opts.inflight - 1);
+		if (!err && d->hooks && d->hooks->progress) {
+			int per = lines_per_command(d->wiz.rc);
+			uint64_t done = per ? reply_check__replies(d->wiz.rc) / per : *sent;
+
+			d->hooks->progress(d->hooks->ctx, phase, done < n ? done : n, n);
+		}
 	}
-	return err ?: wait_for(d, wiz_pending_le, 0);
+	err = err ?: wait_for(d, wiz_pending_le, 0);
+	if (!err && d->hooks && d->hooks->progress)
+		d->hooks->progress(d->hooks->ctx, phase, n, n);
+	return err;
 }
 
 /* create or attrwrite outside any window, for a later phase that needs their objects. */
@@ -948,11 +964,13 @@ static int run_window(struct driver *d, unsigned int phase, const struct phase_h
 		return err;
 	t0 = now_ms();
 	d->reads = 0;
+	d->hooks = h;
 	if (phase == MUXBPF_PHASE_IDLE)
 		err = idle_window(d);
 	else
 		err = run_commands(d, phase, window_commands(d, phase), &r->commands);
 	t1 = now_ms();
+	d->hooks = NULL;
 	/* end() also after a failure, so that a profiler never stays inside the phase */
 	err2 = call_hook(d, h->end, h->ctx, phase, "end");
 	r->wall_s = (t1 - t0) / 1e3;
@@ -1021,7 +1039,7 @@ int driver__run(struct driver *d, const unsigned int *phases, int n,
 		r->ok = !err;
 		snprintf(r->error, sizeof(r->error), "%s", err ? d->error : "");
 	}
-	if (err)
+	if (err && err != -EINTR)
 		pr_err("%s", d->error);
 	return err;
 }
@@ -1074,11 +1092,22 @@ struct driver *driver__new(int port, const struct drive_opts *opts)
 	d->port = port;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->rbuf = malloc(RBUF_SIZE);
+	for (int i = 0, *fds[] = { &d->opts.stop_fd, &d->opts.pidfd }; d->epfd >= 0 && i < 2; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = fds[i] };
+
+		if (*fds[i] > 0 && epoll_ctl(d->epfd, EPOLL_CTL_ADD, *fds[i], &ev))
+			*fds[i] = 0;
+	}
 	if (d->epfd < 0 || !d->rbuf)
 		err = drv_fail(d, d->rbuf ? -errno : -ENOMEM, "driver setup: %s",
 			       strerror(d->rbuf ? errno : ENOMEM));
 	else
 		err = wizard_login(d);
+	if (err == -EINTR) {
+		driver__free(d);
+		errno = EINTR;
+		return NULL;
+	}
 	if (err) {
 		pr_err("failed to log in to netmux on port %d: %s", port, d->error);
 		driver__free(d);

@@ -17,6 +17,8 @@ struct drive_opts {
 	int chunk;	     /* commands per chunk (default 256) */
 	int timeout_ms;	     /* give up when netmux sends nothing for this long (default 30000) */
 	int inflight;	     /* chunks outstanding: 1 = wait for each sentinel (default 2) */
+	int stop_fd;	     /* > 0: readable = stop now, -EINTR (signals_fd()) */
+	int pidfd;	     /* > 0: netmux's pidfd, readable = it exited, -ECHILD */
 };
 
 /* Called right before a measured window opens and right after it closes (server quiescent:
@@ -25,6 +27,8 @@ struct phase_hooks {
 	int (*begin)(void *ctx, unsigned int phase);
 	int (*end)(void *ctx, unsigned int phase);
 	void *ctx;
+	/* optional: commands of the window answered so far, after every chunk (progress line) */
+	void (*progress)(void *ctx, unsigned int phase, uint64_t done, uint64_t total);
 };
 
 struct phase_result {

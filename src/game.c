@@ -7,21 +7,28 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <libgen.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "game.h"
 #include "log.h"
+#include "signals.h"
 
 struct game {
 	char *dir;    /* the mkdtemp directory */
@@ -34,6 +41,14 @@ struct game {
 	int release_fd; /* write end of the pause pipe, -1 once released */
 	int status;	/* waitpid status, -1 while running */
 	char **envp;	/* the child's environment, built before fork */
+	bool drop;	/* run netmux as uid/gid (root only) */
+	uid_t uid;
+	gid_t gid;
+	char *user;	/* its name, for messages */
+	int pidfd;	/* netmux's pidfd, -1 when the kernel has none */
+	pid_t wd_pid;	/* the watchdog, 0 when none */
+	int wd_fd;	/* write end of the watchdog's pipe, -1 when none */
+	bool reaped;	/* netmux and its process group are gone */
 };
 
 static double now_ms(void)
@@ -200,22 +215,91 @@ static bool template_has(const char *template, const char *rel)
 	return ok;
 }
 
-/* The kernel's pick of a free loopback port (bound and released: a small race, accepted). */
-static int free_port(void)
+/*
+ * The kernel's pick of a free loopback port, or a check that port is free (bound and released:
+ * a small race, accepted; netmux failing to bind would fail the boot with its log).
+ */
+static int free_port(int port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
-	int fd, err = 0;
+	int fd, one = 1, err = 0;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* as netmux binds: a port in TIME_WAIT is free to it */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &len))
 		err = -errno;
 	close(fd);
 	return err ? err : ntohs(sa.sin_port);
+}
+
+/*
+ * Who netmux runs as.  NULL: as we are.  A name or a number: that user and its primary group,
+ * which needs root unless it is who we are already.
+ */
+static int resolve_user(struct game *g, const char *user)
+{
+	struct passwd *pw;
+	char *end;
+	long id;
+
+	if (!user)
+		return 0;
+	errno = 0;
+	id = strtol(user, &end, 10);
+	pw = *user && !*end && id >= 0 ? getpwuid((uid_t)id) : getpwnam(user);
+	if (!pw) {
+		pr_err("unknown netmux user '%s'%s", user,
+		       errno ? "" : " (create it, e.g. `make deps`, or pick another with --netmux-user)");
+		return -ENOENT;
+	}
+	g->uid = pw->pw_uid;
+	g->gid = pw->pw_gid;
+	g->user = strdup(pw->pw_name);
+	if (!g->user)
+		return -ENOMEM;
+	if (g->uid == geteuid() && g->gid == getegid())
+		return 0;
+	if (geteuid() != 0) {
+		pr_err("running netmux as user %s needs root (muxbpf runs as uid %d)", g->user,
+		       (int)geteuid());
+		return -EPERM;
+	}
+	g->drop = true;
+	return 0;
+}
+
+static struct game *chown_game; /* nftw has no context pointer */
+
+static int chown_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return lchown(path, chown_game->uid, chown_game->gid) ? -errno : 0;
+}
+
+/* Hand the game directory (mode 0700) to the netmux user. */
+static int game_chown(struct game *g)
+{
+	int err;
+
+	if (!g->drop)
+		return 0;
+	chown_game = g;
+	err = nftw(g->dir, chown_entry, 16, FTW_PHYS);
+	chown_game = NULL;
+	if (err) {
+		pr_err("failed to give %s to user %s: %s", g->dir, g->user,
+		       strerror(err < 0 ? -err : errno));
+		return err < 0 ? err : -errno;
+	}
+	return 0;
 }
 
 /* Resolve and check the binary and the template before anything is created. */
@@ -287,7 +371,7 @@ static int game_populate(struct game *g, const char *template, bool sqlite)
 	data = path_join(g->dir, "data");
 	if (!data)
 		return -ENOMEM;
-	err = mkdir(data, 0755) ? -errno : 0;
+	err = mkdir(data, 0700) ? -errno : 0;
 	free(data);
 	if (err)
 		return err;
@@ -367,10 +451,13 @@ static void game_destroy(struct game *g)
 				free(g->envp[i]);
 		free(g->envp);
 	}
+	if (g->pidfd >= 0)
+		close(g->pidfd);
 	free(g->dir);
 	free(g->netmux);
 	free(g->bindir);
 	free(g->log);
+	free(g->user);
 	free(g);
 }
 
@@ -382,6 +469,13 @@ static int game_setup(struct game *g, const struct game_opts *opts)
 	err = game_validate(g, opts, &sqlite);
 	if (err)
 		return err;
+	if (opts->port < 0 || opts->port > 65535) {
+		pr_err("invalid port %d", opts->port);
+		return -EINVAL;
+	}
+	err = resolve_user(g, opts->user);
+	if (err)
+		return err;
 	err = game_mkdir(g, opts);
 	if (err)
 		return err;
@@ -391,13 +485,18 @@ static int game_setup(struct game *g, const struct game_opts *opts)
 	err = game_populate(g, opts->template, sqlite);
 	if (err)
 		return err;
-	g->port = free_port();
+	g->port = free_port(opts->port);
+	if (g->port < 0 && opts->port) {
+		pr_err("port %d on 127.0.0.1 is not available: %s", opts->port,
+		       g->port == -EADDRINUSE ? "already in use" : strerror(-g->port));
+		return g->port;
+	}
 	if (g->port < 0) {
 		pr_err("failed to find a free loopback port: %s", strerror(-g->port));
 		return g->port;
 	}
 	err = game_write_config(g, sqlite);
-	return err ?: game_build_env(g);
+	return err ?: game_chown(g) ?: game_build_env(g);
 }
 
 struct game *game__new(const struct game_opts *opts)
@@ -411,6 +510,8 @@ struct game *game__new(const struct game_opts *opts)
 	}
 	g->release_fd = -1;
 	g->status = -1;
+	g->pidfd = -1;
+	g->wd_fd = -1;
 	g->keep = opts->keep;
 	if (!opts->netmux || !opts->template) {
 		pr_err("game needs a netmux binary and a template");
@@ -428,59 +529,225 @@ struct game *game__new(const struct game_opts *opts)
 	return g;
 }
 
-/* Async-signal-safe message from the child (stderr is the log by then). */
-static void child_say(const char *msg)
+/*
+ * What the paused child tells the parent before it waits: 0 (ready), or errno and the step
+ * that failed (a literal, pointers are valid across fork).
+ */
+struct child_status {
+	int err;
+	const char *what;
+	const char *path; /* what it failed on, or NULL */
+};
+
+static void __attribute__((noreturn)) child_fail_path(int sfd, int err, const char *what,
+						      const char *path)
 {
-	ssize_t n = write(STDERR_FILENO, msg, strlen(msg));
+	struct child_status st = { .err = err, .what = what, .path = path };
+	ssize_t n = write(sfd, &st, sizeof(st));
 
 	(void)n;
+	_exit(126);
+}
+
+static void __attribute__((noreturn)) child_fail(int sfd, int err, const char *what)
+{
+	child_fail_path(sfd, err, what, NULL);
+}
+
+/* Can the netmux user reach path with mode bits?  (After the switch: access() uses real ids.) */
+static void child_check(int sfd, const char *path, int mode, const char *what)
+{
+	if (access(path, mode))
+		child_fail_path(sfd, errno, what, path);
 }
 
 /*
  * The forked child before exec: nothing but async-signal-safe calls (the parent may have
  * threads).  Its own process group lets game__stop kill stubslave and slave with it; the
- * parent-death signal kills it if the profiler dies first.
+ * parent-death signal kills it if the profiler dies first (set after the user switch, which
+ * clears it).  Every set-up step reports its failure on sfd, then a zero status says ready.
  */
-static void __attribute__((noreturn)) child_run(struct game *g, int rfd, int wfd, pid_t parent)
+static void __attribute__((noreturn)) child_run(struct game *g, int rfd, int wfd, int sfd,
+						pid_t parent)
 {
 	/* -e -: log to stderr, which is netmux.log */
 	char *argv[] = { g->netmux, "-c", "netmux.conf", "-p", "netmux.pid", "-e", "-", NULL };
 	static const int dfl[] = { SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const char exec_failed[] = "muxbpf: failed to exec netmux\n";
 	struct sigaction sa = { .sa_handler = SIG_DFL };
+	struct child_status ok = { 0 };
 	sigset_t none;
+	ssize_t n;
 	char go;
 	int fd;
 
 	setpgid(0, 0);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(126);
 	close(wfd);
+	if (g->drop && (setgroups(0, NULL) || setgid(g->gid) || setuid(g->uid)))
+		child_fail(sfd, errno, "switch to the netmux user");
+	if (g->drop && (setuid(0) == 0 || geteuid() == 0))
+		child_fail(sfd, EPERM, "drop root");
+	/* capsh --addamb gives us ambient CAP_BPF/CAP_PERFMON: netmux must not inherit them */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+		_exit(126);
 	/* exec resets handled signals, not ignored or blocked ones */
 	for (size_t i = 0; i < sizeof(dfl) / sizeof(dfl[0]); i++)
 		sigaction(dfl[i], &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (chdir(g->dir))
-		_exit(126);
+		child_fail(sfd, errno, "enter the game directory");
+	child_check(sfd, g->netmux, X_OK, "execute");
+	child_check(sfd, g->bindir, R_OK | X_OK, "read the binaries' directory");
+	child_check(sfd, "text/", R_OK | X_OK, "read the template's text directory");
+	child_check(sfd, "data/", R_OK | W_OK | X_OK, "write the game's data directory");
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
-		_exit(126);
-	fd = open(g->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+		child_fail(sfd, errno, "open /dev/null");
+	fd = open(g->log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-		_exit(126);
+		child_fail(sfd, errno, "create netmux.log");
 	/* Nothing of the profiler's (maps, sockets, the log) may leak into netmux. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (write(sfd, &ok, sizeof(ok)) != sizeof(ok))
+		_exit(126);
 	if (read(rfd, &go, 1) != 1)
 		_exit(0);
 	execve(g->netmux, argv, g->envp);
-	child_say("muxbpf: failed to exec netmux\n");
-	_exit(127);
+	fd = errno;
+	n = write(STDERR_FILENO, exec_failed, sizeof(exec_failed) - 1);
+	(void)n;
+	_exit(fd == ENOENT ? 127 : 126);
+}
+
+/*
+ * The watchdog: a small process of its own (own process group, so a terminal's ^C does not
+ * reach it; the signals it can ignore, ignored) that outlives muxbpf when muxbpf is killed
+ * outright.  It blocks on a pipe: 'r' = netmux's group is reaped, 'q' = all is clean, exit.  EOF
+ * without 'q' means muxbpf died: kill netmux's process group (stubslave and slave have no
+ * parent-death signal), wait for it to go, and remove the game directory unless --keep.
+ */
+static void __attribute__((noreturn)) watchdog_run(struct game *g, int rfd)
+{
+	static const int ign[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN,
+				   SIGTTOU, SIGUSR1, SIGUSR2 };
+	bool reaped = false;
+	ssize_t n;
+	char c;
+	int fd;
+
+	setpgid(0, 0);
+	prctl(PR_SET_NAME, "muxbpf-watchdog", 0, 0, 0);
+	for (size_t i = 0; i < sizeof(ign) / sizeof(ign[0]); i++)
+		signal(ign[i], SIG_IGN);
+	/* Hold nothing of muxbpf's: not the release pipe, not stdout (a reader waits for EOF). */
+	if (rfd != 3 && dup2(rfd, 3) == 3)
+		rfd = 3;
+	close_range(rfd + 1, ~0U, 0);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0 && fd != rfd) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	for (;;) {
+		n = read(rfd, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 1 && c == 'r') {
+			reaped = true;
+			continue;
+		}
+		if (n == 1 && c == 'q')
+			_exit(0);
+		break;
+	}
+	if (!reaped && kill(-g->pid, SIGKILL) == 0) {
+		/* The group is gone once every member is reaped (by init now). */
+		for (int i = 0; i < 3000 && kill(-g->pid, 0) == 0; i++)
+			sleep_ms(1);
+	}
+	if (!g->keep)
+		rm_rf(g->dir);
+	fprintf(stderr, "muxbpf-watchdog: muxbpf died: netmux's process group killed, %s %s\n",
+		g->keep ? "game directory kept:" : "removed", g->dir);
+	_exit(0);
+}
+
+static int start_watchdog(struct game *g)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		watchdog_run(g, fds[0]);
+	}
+	close(fds[0]);
+	g->wd_pid = pid;
+	g->wd_fd = fds[1];
+	return 0;
+}
+
+static void tell_watchdog(struct game *g, char c)
+{
+	if (g->wd_fd >= 0 && write(g->wd_fd, &c, 1) != 1)
+		pr_warn("failed to tell the watchdog (pid %d): %s", g->wd_pid, strerror(errno));
+}
+
+/* All clean: the watchdog exits at once on 'q'; reap it. */
+static void stop_watchdog(struct game *g)
+{
+	if (g->wd_fd < 0)
+		return;
+	tell_watchdog(g, 'q');
+	close(g->wd_fd);
+	g->wd_fd = -1;
+	while (waitpid(g->wd_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	g->wd_pid = 0;
+}
+
+/* The child's verdict on its set-up; on failure it exits (reaped by game__stop). */
+static int read_child_status(struct game *g, int sfd)
+{
+	struct child_status st;
+	ssize_t n;
+
+	do
+		n = read(sfd, &st, sizeof(st));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(st) && st.err == 0)
+		return 0;
+	if (n == sizeof(st) && g->drop && st.err == EACCES)
+		pr_err("netmux user %s cannot %s %s: %s (make it and its parent directories "
+		       "readable by %s, or choose --netmux-user)", g->user, st.what,
+		       st.path ? st.path : g->dir, strerror(st.err), g->user);
+	else if (n == sizeof(st))
+		pr_err("netmux%s%s cannot %s %s: %s", g->user ? " user " : "",
+		       g->user ? g->user : "", st.what, st.path ? st.path : g->dir,
+		       strerror(st.err));
+	else
+		pr_err("netmux's child (pid %d) died during its set-up", g->pid);
+	return n == sizeof(st) ? -st.err : -ECHILD;
 }
 
 int game__spawn_paused(struct game *g)
 {
 	pid_t parent = getpid();
-	int fds[2];
+	int fds[2], sfds[2], err;
 
 	if (g->pid)
 		return -EBUSY;
@@ -488,24 +755,45 @@ int game__spawn_paused(struct game *g)
 		pr_err("failed to create the release pipe: %s", strerror(errno));
 		return -errno;
 	}
-	/* Orphaned stubslave/slave must come back to us to be reaped (pid 1 may not reap). */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	g->pid = fork();
-	if (g->pid < 0) {
-		int err = -errno;
-
-		pr_err("failed to fork netmux: %s", strerror(errno));
-		g->pid = 0;
+	if (pipe2(sfds, O_CLOEXEC)) {
+		err = -errno;
+		pr_err("failed to create the status pipe: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		return err;
 	}
-	if (g->pid == 0)
-		child_run(g, fds[0], fds[1], parent);
+	/* Orphaned stubslave/slave must come back to us to be reaped (pid 1 may not reap). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	g->pid = fork();
+	if (g->pid < 0) {
+		err = -errno;
+		pr_err("failed to fork netmux: %s", strerror(errno));
+		g->pid = 0;
+		close(fds[0]);
+		close(fds[1]);
+		close(sfds[0]);
+		close(sfds[1]);
+		return err;
+	}
+	if (g->pid == 0) {
+		close(sfds[0]);
+		child_run(g, fds[0], fds[1], sfds[1], parent);
+	}
 	setpgid(g->pid, g->pid); /* also here: no window where kill(-pgid) misses it */
 	close(fds[0]);
+	close(sfds[1]);
 	g->release_fd = fds[1];
-	return 0;
+	signals_set_target(g->pid);
+	g->pidfd = syscall(SYS_pidfd_open, g->pid, 0);
+	if (g->pidfd >= 0)
+		fcntl(g->pidfd, F_SETFD, FD_CLOEXEC);
+	err = start_watchdog(g);
+	if (err)
+		pr_warn("no watchdog (%s): if muxbpf is killed, stubslave may outlive it",
+			strerror(-err));
+	err = read_child_status(g, sfds[0]);
+	close(sfds[0]);
+	return err;
 }
 
 int game__release(struct game *g)
@@ -541,30 +829,38 @@ static bool port_accepts(int port)
 	return ok;
 }
 
-static void print_status(const struct game *g)
+const char *game__describe_exit(const struct game *g, char *buf, size_t size)
 {
-	if (WIFEXITED(g->status))
-		pr_err("netmux (pid %d) exited with status %d before accepting connections", g->pid,
-		       WEXITSTATUS(g->status));
+	if (g->status == -1)
+		snprintf(buf, size, "is still running");
+	else if (WIFEXITED(g->status))
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(g->status));
+	else if (WIFSIGNALED(g->status))
+		snprintf(buf, size, "was killed by %s%s", signal_name(WTERMSIG(g->status)),
+			 WCOREDUMP(g->status) ? " (core dumped)" : "");
 	else
-		pr_err("netmux (pid %d) was killed by signal %d before accepting connections",
-		       g->pid, WTERMSIG(g->status));
+		snprintf(buf, size, "ended with wait status 0x%x", g->status);
+	return buf;
 }
 
 int game__wait_ready(struct game *g, int timeout_ms)
 {
 	double deadline = now_ms() + timeout_ms;
+	char why[96];
 
 	if (!g->pid)
 		return -EINVAL;
 	for (;;) {
 		if (game__exited(g)) {
-			print_status(g);
+			pr_err("netmux (pid %d) %s before accepting connections", g->pid,
+			       game__describe_exit(g, why, sizeof(why)));
 			game__print_log_tail(g, 20);
 			return -ECHILD;
 		}
 		if (port_accepts(g->port))
 			return 0;
+		if (signals_pending())
+			return -EINTR;
 		if (now_ms() > deadline)
 			break;
 		sleep_ms(1);
@@ -573,6 +869,110 @@ int game__wait_ready(struct game *g, int timeout_ms)
 	       g->port, timeout_ms);
 	game__print_log_tail(g, 20);
 	return -ETIMEDOUT;
+}
+
+/* Is the hex address of /proc/net/tcp{,6} (32-bit words in host order) a loopback address? */
+static bool hex_loopback(const char *hex)
+{
+	uint32_t w[4];
+	size_t len = strlen(hex);
+
+	if (len == 8)
+		return sscanf(hex, "%8x", &w[0]) == 1 && ((const uint8_t *)&w[0])[0] == 127;
+	if (len != 32 || sscanf(hex, "%8x%8x%8x%8x", &w[0], &w[1], &w[2], &w[3]) != 4)
+		return false;
+	if (w[0] || w[1])
+		return false;
+	if (w[2] == 0 && w[3] == htonl(1)) /* ::1 */
+		return true;
+	return w[2] == htonl(0xffff) && ((const uint8_t *)&w[3])[0] == 127; /* ::ffff:127.x */
+}
+
+int game_listen_check(const char *text, int port, char *bad, size_t bad_size)
+{
+	const char *line = text;
+	int n = 0, listeners = 0;
+
+	while (line && *line) {
+		char local[65];
+		unsigned int lport, st;
+
+		if (sscanf(line, " %*u: %64[0-9A-Fa-f]:%x %*64[0-9A-Fa-f]:%*x %x", local, &lport,
+			   &st) == 3 &&
+		    st == 0x0A /* TCP_LISTEN */ && (int)lport == port) {
+			listeners++;
+			if (!hex_loopback(local)) {
+				if (!n && bad)
+					snprintf(bad, bad_size, "%s", local);
+				n++;
+			}
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return n ? n : listeners ? 0 : -ENOENT;
+}
+
+static char *slurp(const char *path)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap + 1), *nb;
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len)) > 0) {
+		len += n;
+		if (len == cap) {
+			nb = realloc(buf, (cap *= 2) + 1);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+int game__check_loopback(const struct game *g)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *text = slurp(files[i]), bad[65] = "";
+		int n;
+
+		if (!text)
+			continue;
+		n = game_listen_check(text, g->port, bad, sizeof(bad));
+		free(text);
+		if (n > 0) {
+			pr_err("netmux listens on port %d on a non-loopback address (%s in %s): "
+			       "refusing to run a wizard with a known password on it", g->port, bad,
+			       files[i]);
+			return -EADDRNOTAVAIL;
+		}
+		if (n == 0)
+			found++;
+	}
+	if (!found)
+		pr_warn("no listener on port %d in /proc/net/tcp: cannot check that netmux is "
+			"bound to loopback only", g->port);
+	return 0;
+}
+
+int game__pidfd(const struct game *g)
+{
+	return g->pidfd;
 }
 
 /*
@@ -660,6 +1060,11 @@ int game__stop(struct game *g, int timeout_ms)
 			;
 	}
 	reap_group(g);
+	if (!g->reaped) {
+		g->reaped = true;
+		signals_set_target(0);
+		tell_watchdog(g, 'r');
+	}
 	return WIFEXITED(g->status) && WEXITSTATUS(g->status) == 0 ? 0 : -ECHILD;
 }
 
@@ -675,6 +1080,7 @@ void game__free(struct game *g)
 		fprintf(stderr, "game directory kept: %s\n", g->dir);
 	else
 		rm_rf(g->dir);
+	stop_watchdog(g);
 	game_destroy(g);
 }
 

@@ -161,8 +161,12 @@ static int adjust(struct phase_ledger *l, const struct muxbpf_thread_state *s, i
 		  uint64_t wall, uint64_t cpu)
 {
 	struct ledger_sys_row *r = sys_row(l, (uint32_t)s->nr);
-	struct ledger_site_row *site = site_row(l, (uint32_t)s->nr, s->stack_id);
+	struct ledger_site_row *site = NULL, none = {};
 
+	if (s->stack_id != MUXBPF_SITE_UNSAMPLED)
+		site = site_row(l, (uint32_t)s->nr, s->stack_id);
+	else
+		site = &none;
 	if (!r || !site)
 		return -ENOMEM;
 	if (sign > 0) {
@@ -241,9 +245,13 @@ static int add_wakes(struct phase_ledger *l, const struct mb_ledger_data *d, uns
 
 		if (k->phase != phase)
 			continue;
+		/* Other processes are grouped by name: 32 slave processes are one row. */
 		for (size_t j = 0; j < l->nwakes && !r; j++)
-			if (l->wakes[j].kind == k->kind && l->wakes[j].pid == k->waker_pid &&
-			    l->wakes[j].detail == k->detail)
+			if (l->wakes[j].kind == k->kind && l->wakes[j].detail == k->detail &&
+			    (k->kind == MUXBPF_WAKER_TASK
+				     ? !strncmp(l->wakes[j].comm, d->wakes[i].v.comm,
+						sizeof(l->wakes[j].comm) - 1)
+				     : l->wakes[j].pid == k->waker_pid))
 				r = &l->wakes[j];
 		if (!r) {
 			r = push((void **)&l->wakes, &l->nwakes, sizeof(*r));
@@ -251,10 +259,13 @@ static int add_wakes(struct phase_ledger *l, const struct mb_ledger_data *d, uns
 				return -ENOMEM;
 			r->kind = k->kind;
 			r->pid = k->waker_pid;
+			r->pids = 1;
 			r->detail = k->detail;
 			memcpy(r->comm, d->wakes[i].v.comm, sizeof(r->comm));
 			r->comm[sizeof(r->comm) - 1] = 0;
 		}
+		if (r->pid != k->waker_pid)
+			r->pids++;
 		r->count += d->wakes[i].v.count;
 		l->wakeups += d->wakes[i].v.count;
 	}
@@ -294,6 +305,8 @@ static int cmp_wake(const void *a, const void *b)
 
 static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsigned int phase)
 {
+	for (size_t i = 0; i < l->nsites; i++)
+		l->site_cpu_ns += l->sites[i].cpu_ns;
 	for (size_t i = 0; i < l->nsys; i++) {
 		l->sys_cpu_ns += l->sys[i].cpu_ns;
 		l->sys_wall_ns += l->sys[i].wall_ns;
@@ -311,6 +324,8 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 	l->leftover_ns = (int64_t)l->thread_wall_ns - (int64_t)l->oncpu_ns -
 			 (int64_t)l->sys_off_ns - (int64_t)l->preempt_user_ns - l->switch_path_ns;
 	l->lost = phase < MUXBPF_MAX_PHASES ? d->lost[phase] : 0;
+	for (int m = 0; m < MUXBPF_LMAP__COUNT && phase < MUXBPF_MAX_PHASES; m++)
+		l->lost_by[m] = d->lost_by[phase][m];
 }
 
 int ledger_build(const struct mb_ledger_data *d, unsigned int phase, uint32_t pid,

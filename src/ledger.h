@@ -24,6 +24,7 @@ struct mb_ledger_data {
 	struct { struct muxbpf_thread_key k; struct muxbpf_thread_val v; } *threads;
 	size_t nthreads;
 	uint64_t lost[MUXBPF_MAX_PHASES]; /* ledger entries dropped because a map was full */
+	uint64_t lost_by[MUXBPF_MAX_PHASES][MUXBPF_LMAP__COUNT]; /* the same by map */
 };
 void ledger_data__free(struct mb_ledger_data *d);
 
@@ -54,7 +55,8 @@ struct ledger_site_row {
 
 struct ledger_wake_row {
 	uint32_t kind; /* enum muxbpf_waker */
-	uint32_t pid;
+	uint32_t pid;    /* the first waker process of this name */
+	uint32_t pids;   /* processes of this name that woke the target (counted per map key) */
 	uint32_t detail; /* softirq vector */
 	char comm[MUXBPF_COMM_LEN];
 	uint64_t count;
@@ -66,6 +68,7 @@ struct phase_ledger {
 	uint64_t thread_wall_ns; /* wall summed over those threads */
 	uint64_t oncpu_ns;       /* exact: sum_exec_runtime deltas */
 	uint64_t sys_cpu_ns;     /* on-CPU inside syscalls */
+	uint64_t site_cpu_ns;    /* on-CPU of the calls whose call site was taken (a sample) */
 	uint64_t user_ns;        /* on-CPU - sys_cpu: user code, page faults, interrupts in user mode */
 	uint64_t sys_wall_ns;    /* wall inside syscalls */
 	uint64_t sys_off_ns;     /* off-CPU inside syscalls (blocked or waiting for a CPU) */
@@ -77,6 +80,7 @@ struct phase_ledger {
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt, pcount;
 	uint64_t wakeups;
 	uint64_t lost;
+	uint64_t lost_by[MUXBPF_LMAP__COUNT]; /* by map (enum muxbpf_ledger_map) */
 	struct ledger_sys_row *sys;     /* sorted by cpu_ns, then wall_ns, descending */
 	size_t nsys;
 	struct ledger_site_row *sites;  /* sorted by cpu_ns descending */

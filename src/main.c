@@ -8,12 +8,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "diff.h"
 #include "fold.h"
+#include "live.h"
 #include "log.h"
 #include "opts.h"
+#include "out.h"
+#include "progress.h"
 #include "report.h"
 #include "resolve.h"
 #include "run.h"
+#include "runs.h"
+#include "signals.h"
+#include "sprof.h"
 
 /* Fill one report row from a measured window. */
 static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,
@@ -22,6 +30,7 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->id = w->phase;
 	rp->measured = true;
 	rp->ok = w->result.ok;
+	rp->partial = w->partial;
 	snprintf(rp->error, sizeof(rp->error), "%s", w->result.error);
 	rp->wall_s = w->result.wall_s;
 	rp->commands = w->result.commands;
@@ -31,6 +40,7 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->sys_ns = w->after.proc.stime_ns - w->before.proc.stime_ns;
 	rp->proc_usr_ns = rp->usr_ns;
 	rp->proc_sys_ns = rp->sys_ns;
+	cost_delta(&w->before.cost, &w->after.cost, &rp->cost);
 }
 
 /* The window's time ledger from the boundary readings and the ledger maps. */
@@ -56,6 +66,8 @@ static void fill_outside(struct report_phase *rp, const struct report *r, const 
 
 	rp->id = 0;
 	rp->ok = true;
+	if (!run->final_taken) /* stopped before a closing reading: nothing to subtract from */
+		return;
 	total = profiled ? rt_delta(&run->start.rt, &run->final.rt, run->pid)
 			 : run->final.proc.schedstat_ns - run->start.proc.schedstat_ns;
 	rp->usr_ns = run->final.proc.utime_ns - run->start.proc.utime_ns;
@@ -68,19 +80,43 @@ static void fill_outside(struct report_phase *rp, const struct report *r, const 
 	rp->oncpu_ns = total;
 }
 
-static int fold_all(struct report *r, const struct run *run, struct mb_sym **frames)
+static int fold_all(struct report *r, const struct run *run, const struct mb_resolved *res)
 {
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *rp = &r->phases[i];
 		int err;
 
 		rp->stats = run->profile.stats[rp->id];
-		err = fold_phase(&run->profile, frames, rp->id, run->pid, &rp->fold);
+		err = fold_phase(&run->profile, res, rp->id, run->pid, r->by, &rp->fold);
 		if (err)
 			return err;
 		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
 	}
-	return 0;
+	/* leaf DSOs over the whole run: the report's symbols section */
+	return fold_phase(&run->profile, res, FOLD_ALL_PHASES, run->pid, 0, &r->symbols);
+}
+
+/* A symbolizer with --debug-dir before the standard directory, reading the files the run
+ * pinned (they may be unmapped or gone by now). */
+static struct symbolizer *make_symbolizer(const struct opts *o, const struct run *run)
+{
+	const char *dirs[sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]) + 1];
+	struct symbolizer *sym = symbolizer__new();
+	int n = 0, err;
+
+	if (!sym)
+		return NULL;
+	for (int i = 0; i < o->ndebug_dirs; i++)
+		dirs[n++] = o->debug_dirs[i];
+	dirs[n++] = "/usr/lib/debug";
+	err = symbolizer__set_debug_dirs(sym, dirs, (size_t)n);
+	if (err) {
+		symbolizer__free(sym);
+		errno = -err;
+		return NULL;
+	}
+	symbolizer__use_pins(sym, &run->pins);
+	return sym;
 }
 
 #define SITE_FRAMES 4
@@ -123,7 +159,7 @@ static int label_sites(struct report *r, struct symbolizer *sym, const struct ru
 {
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
-		size_t n = p->ledger.nsites < (size_t)r->top ? p->ledger.nsites : (size_t)r->top;
+		size_t n = p->ledger.nsites; /* all: report.json lists them, --runs merges by label */
 
 		if (!p->has_ledger || !n)
 			continue;
@@ -136,9 +172,10 @@ static int label_sites(struct report *r, struct symbolizer *sym, const struct ru
 	return 0;
 }
 
-static int build_report(struct report *r, const struct opts *o, const struct run *run)
+static int build_report(struct report *r, const struct opts *o, const struct run *run,
+			struct sprof *sp)
 {
-	struct mb_sym **frames = NULL;
+	struct mb_resolved res = {};
 	struct symbolizer *sym;
 	int err;
 
@@ -150,9 +187,18 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 	r->scale = o->scale;
 	r->freq = o->freq;
 	r->top = o->top;
+	r->by = o->by;
+	r->min_pct = o->min_pct;
+	r->debug_dirs = o->debug_dirs;
+	r->ndebug_dirs = o->ndebug_dirs;
 	r->profiled = !o->no_profile;
 	r->ledger = run->ledger;
+	r->site_every = o->site_every > 0 ? o->site_every : MUXBPF_DEFAULT_SITE_EVERY;
+	r->max_drop_pct = o->max_drop_pct;
+	r->stopped = run->stopped[0] ? run->stopped : NULL;
+	r->exits_lost = run->profile.exits_lost;
 	r->unwind = &run->profile.unwind;
+	r->live = run->live.valid ? &run->live : NULL;
 	for (int i = 0; i < run->nwindows; i++) {
 		fill_window(&r->phases[r->nphases], &run->windows[i], run, r->profiled);
 		if (r->ledger) {
@@ -166,16 +212,18 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 	r->nphases++;
 	if (!r->profiled)
 		return 0;
-	sym = symbolizer__new();
+	sym = make_symbolizer(o, run);
 	if (!sym)
 		return -errno;
-	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &frames);
+	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &res);
 	if (!err)
-		err = fold_all(r, run, frames);
+		err = fold_all(r, run, &res);
 	if (!err && r->ledger)
 		err = label_sites(r, sym, run);
-	resolve_free(frames, run->profile.n);
-	symbolizer__free(sym);
+	if (!err && sp)
+		err = sprof_add_run(sp, sym, run, &res, r);
+	resolve_free(&res);
+	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
 	return err;
 }
 
@@ -190,32 +238,131 @@ static void report_free(struct report *r)
 		phase_ledger__free(&p->ledger);
 		fold_table__free(&p->fold);
 	}
+	fold_table__free(&r->symbols);
+	symbolizer__free(r->sym);
+	r->sym = NULL;
+}
+
+/* --runs N: N whole runs, each on a fresh game, merged into one report with the spread. */
+static int run_many(const struct opts *o)
+{
+	struct run *runs = calloc(o->runs, sizeof(*runs));
+	struct report *reports = calloc(o->runs, sizeof(*reports));
+	struct runs_summary *rs = calloc(1, sizeof(*rs));
+	int n = 0, err = 0, problems = 0, sig = 0;
+	struct report merged;
+	struct sprof sp;
+
+	if (!runs || !reports || !rs) {
+		pr_err("failed to start %d runs: %s", o->runs, strerror(ENOMEM));
+		free(runs);
+		free(reports);
+		free(rs);
+		return 1;
+	}
+	sprof_init(&sp, o->freq);
+	for (int k = 0; k < o->runs; k++) {
+		progress_run(k + 1);
+		err = run_session(o, &runs[k]);
+		progress_clear();
+		if (runs[k].stopped[0])
+			pr_err("run %d: %s", k + 1, runs[k].stopped);
+		if (err || runs[k].signal) {
+			if (!runs[k].stopped[0])
+				pr_err("run %d incomplete: %s", k + 1, strerror(err ? -err : EINTR));
+			sig = runs[k].signal;
+			run__free(&runs[k]);
+			break;
+		}
+		err = build_report(&reports[k], o, &runs[k], &sp);
+		if (err) {
+			pr_err("run %d: failed to build the report: %s", k + 1, strerror(-err));
+			report_free(&reports[k]);
+			run__free(&runs[k]);
+			break;
+		}
+		n++;
+		if (signals_pending())
+			break;
+	}
+	if (n) {
+		int merr = runs_merge(&merged, reports, n, rs);
+
+		if (merr) {
+			pr_err("failed to merge the runs: %s", strerror(-merr));
+			problems++;
+		} else {
+			problems += out_report(o, &merged, rs, merged.profiled ? &sp : NULL) != 0;
+			problems += report_check(&merged);
+		}
+		report_free(&merged);
+	}
+	for (int k = 0; k < n; k++) {
+		report_free(&reports[k]);
+		run__free(&runs[k]);
+	}
+	sprof_free(&sp);
+	free(runs);
+	free(reports);
+	free(rs);
+	if (sig || signals_pending())
+		return signals_exit_code(sig ? sig : signals_pending());
+	return err || n < o->runs || problems ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct report report;
+	struct sprof sp;
 	struct opts o;
 	struct run run;
-	int err, rerr, problems;
+	int err, rerr, problems, oerr = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	err = opts_parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
-	err = run_session(&o, &run);
-	if (!run.pid) {
-		run__free(&run);
+	err = signals_install();
+	if (err) {
+		pr_err("failed to install signal handlers: %s", strerror(-err));
 		return 1;
 	}
-	rerr = build_report(&report, &o, &run);
+	/* the results must have somewhere to go before netmux starts */
+	if (o.out_dir && !(err = out_mkdir_p(o.out_dir)) && access(o.out_dir, W_OK | X_OK))
+		err = -errno;
+	if (o.out_dir && err) {
+		pr_err("cannot write to the --out directory %s: %s", o.out_dir, strerror(-err));
+		return 1;
+	}
+	progress_init(!o.quiet, o.nphases, o.runs);
+	if (o.runs > 1)
+		return run_many(&o);
+	sprof_init(&sp, o.freq);
+	/* attach: a running process, phases marked from outside (src/live.c) */
+	err = o.attach ? live_session(&o, &run) : run_session(&o, &run);
+	progress_clear();
+	if (run.stopped[0])
+		pr_err("%s", run.stopped);
+	if (!run.pid || !run.nwindows) { /* nothing measured: no report */
+		run__free(&run);
+		return run.signal ? signals_exit_code(run.signal) : 1;
+	}
+	/* a second signal from here on abandons the report: nothing else is left to clean */
+	signals_set_stage("the report (symbolization)");
+	rerr = build_report(&report, &o, &run, o.out_dir ? &sp : NULL);
 	if (rerr)
 		pr_err("failed to build the report: %s", strerror(-rerr));
 	else
-		report_print(stdout, &report);
-	problems = rerr ? 1 : report_check(&report);
-	if (err)
+		oerr = out_report(&o, &report, NULL, o.out_dir && report.profiled ? &sp : NULL);
+	problems = rerr ? 1 : report_check(&report) + (oerr != 0);
+	if (err && !run.stopped[0])
 		pr_err("run incomplete: %s", strerror(-err));
 	report_free(&report);
+	sprof_free(&sp);
 	run__free(&run);
+	/* attach mode ends on a signal by design: the report is its result */
+	if (!o.attach && (run.signal || signals_pending()))
+		return signals_exit_code(run.signal ? run.signal : signals_pending());
 	return err || problems ? 1 : 0;
 }

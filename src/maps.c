@@ -147,7 +147,8 @@ static int cmp_start(const void *a, const void *b)
  * maps__find ambiguous. */
 static int sort_check(struct mb_maps *m)
 {
-	qsort(m->v, m->n, sizeof(*m->v), cmp_start);
+	if (m->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(m->v, m->n, sizeof(*m->v), cmp_start);
 	for (size_t i = 1; i < m->n; i++)
 		if (m->v[i].start < m->v[i - 1].end)
 			return -EINVAL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
+#include "fold.h"
 #include "opts.h"
 #include "phases.h"
 
@@ -19,7 +20,21 @@
 
 static const char usage[] =
 	"usage: muxbpf [options]\n"
-	"Profile a throwaway netmux phase by phase with BPF.\n"
+	"       muxbpf diff OLD NEW [--out DIR] [--top N]   (OLD, NEW: report.json or its dir)\n"
+	"       muxbpf attach (--pid PID | --port PORT | --name NAME) [live options] [options]\n"
+	"       muxbpf run [options] [live options]   (the same as no subcommand)\n"
+	"Profile a throwaway netmux phase by phase with BPF, or attach to a running process.\n"
+	"\n"
+	"Live options (attach, and run after its driven phases):\n"
+	"  --pid PID           attach: the process to profile (any process, netmux or not)\n"
+	"  --port PORT         attach: the process listening on TCP port PORT\n"
+	"  --name NAME         attach: the one process named NAME (comm or argv[0])\n"
+	"  --control PATH      phases marked from outside: a Unix socket muxbpf creates at PATH,\n"
+	"                      or fifo:CTL[,ACK] (FIFOs); commands phase NAME, end, stop,\n"
+	"                      status, ping, one reply line each (see README)\n"
+	"  --interval S        consecutive phases of S seconds, named t+0s, t+Ss, ...\n"
+	"  --duration S        end the run after S seconds (default: at stop or SIGINT)\n"
+	"  (run: --phase none drives nothing; the control channel opens once netmux is up)\n"
 	"\n"
 	"  --phase LIST        phases to measure: all, or a comma list of boot, create,\n"
 	"                      attrwrite, dump, attrread, idle, dispatch, softcode_arith,\n"
@@ -27,21 +42,47 @@ static const char usage[] =
 	"  --scale F           work per phase relative to upstream's table (default 1)\n"
 	"  --idle-seconds S    length of the idle phase (default 8)\n"
 	"  --freq HZ           user-only sampling frequency, 1-100000 (default 997)\n"
-	"  --top N             functions listed per phase (default 15)\n"
+	"  --top N             rows listed per phase and view (default 15)\n"
+	"  --by LIST           the report's tables: a comma list of function (inlined functions\n"
+	"                      as frames of their own), srcfile, line, dso (default function)\n"
+	"  --min-pct P         list only rows with at least P% self samples (default 0)\n"
+	"  --debug-dir DIR     look for separate debuginfo in DIR (.build-id/xx/yyyy.debug or\n"
+	"                      the .gnu_debuglink name) before /usr/lib/debug; repeatable\n"
 	"  --netmux PATH       netmux binary (default: the embedded target built by make netmux)\n"
 	"  --game DIR          game template: alias.conf, compat.conf, data/netmux.db, text/\n"
 	"                      (default " MUXBPF_DEFAULT_TEMPLATE ")\n"
 	"  --keep              keep the game directory and print its path\n"
+	"  --netmux-user USER  run netmux as USER when muxbpf runs as root (default: muxbpf if\n"
+	"                      that user exists, else nobody; root: no switch)\n"
+	"  --port N            loopback port for netmux (default: a free one)\n"
+	"  --max-drop-pct P    fail when a phase drops more than P% of its samples (default:\n"
+	"                      warn above 1%)\n"
+	"  --max-stacks N      entries per stack map (default 16384)\n"
+	"  --max-samples N     sample counters: {phase, thread, stack} keys (default 65536)\n"
 	"  --no-profile        drive the phases without attaching BPF (baseline runs)\n"
 	"  --unwind MODE       user stacks: fp (frame pointers), dwarf (CFI only), auto (CFI,\n"
 	"                      frame pointers where a mapping has none; default auto)\n"
 	"  --no-syscalls       sampler and runtime only: no syscall/scheduler ledger\n"
+	"  --site-every N      take the user call site of every Nth syscall (default 8;\n"
+	"                      1: every call, 0: none)\n"
+	"  --out DIR           also write the artifacts into DIR: report.txt, report.json,\n"
+	"                      PHASE.folded, PHASE.svg, profile.pb.gz, speedscope.json\n"
+	"  --runs N            repeat the whole run N times (fresh game each time), report\n"
+	"                      min/median/max and spread per phase, merge the profiles\n"
+	"  -q, --quiet         no progress line and no artifact summary\n"
 	"  -v, --verbose       more messages (twice: libbpf debug output)\n"
 	"  -h, --help          this text\n"
 	"  -V, --version       print the version\n";
 
 enum { OPT_PHASE = 256, OPT_SCALE, OPT_IDLE, OPT_FREQ, OPT_TOP, OPT_NETMUX, OPT_GAME, OPT_KEEP,
-       OPT_NO_PROFILE, OPT_UNWIND, OPT_NO_SYSCALLS };
+       OPT_NO_PROFILE, OPT_UNWIND, OPT_NO_SYSCALLS, OPT_SITE_EVERY, OPT_NETMUX_USER, OPT_PORT, OPT_MAX_DROP,
+       OPT_MAX_STACKS, OPT_MAX_SAMPLES, OPT_BY, OPT_MIN_PCT, OPT_DEBUG_DIR };
+
+/* --out, --runs (the artifacts' options) */
+enum { OPT_OUT = 512, OPT_RUNS };
+
+/* attach mode and phases marked from outside (src/live.c) */
+enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION };
 
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
@@ -55,6 +96,23 @@ static const struct option longopts[] = {
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "no-syscalls", no_argument, NULL, OPT_NO_SYSCALLS },
+	{ "site-every", required_argument, NULL, OPT_SITE_EVERY },
+	{ "netmux-user", required_argument, NULL, OPT_NETMUX_USER },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "max-drop-pct", required_argument, NULL, OPT_MAX_DROP },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "min-pct", required_argument, NULL, OPT_MIN_PCT },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "runs", required_argument, NULL, OPT_RUNS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -98,6 +156,11 @@ static int parse_one(int c, const char *arg, struct opts *o)
 
 	switch (c) {
 	case OPT_PHASE:
+		o->phase_given = true;
+		if (!strcmp(arg, "none")) { /* live phases only (--control, --interval) */
+			o->nphases = 0;
+			return 0;
+		}
 		n = phases_parse(arg, o->phases, MUXBPF_PHASE__COUNT);
 		if (n < 0)
 			return n;
@@ -140,12 +203,116 @@ static int parse_one(int c, const char *arg, struct opts *o)
 	case OPT_NO_SYSCALLS:
 		o->no_syscalls = true;
 		return 0;
+	case OPT_SITE_EVERY:
+		if (parse_int("--site-every", arg, 0, 1000000, &o->site_every))
+			return -EINVAL;
+		if (o->site_every == 0)
+			o->site_every = -1;
+		return 0;
+	case OPT_NETMUX_USER:
+		if (!*arg) {
+			pr_err("invalid --netmux-user '' (expected a user name or uid)");
+			return -EINVAL;
+		}
+		o->netmux_user = arg;
+		return 0;
+	case OPT_PORT:
+		return parse_int("--port", arg, 1, 65535, &o->port);
+	case OPT_MAX_DROP:
+		return parse_double("--max-drop-pct", arg, 0, 100, &o->max_drop_pct);
+	case OPT_MAX_STACKS:
+		return parse_int("--max-stacks", arg, 16, 16777216, &o->max_stacks);
+	case OPT_MAX_SAMPLES:
+		return parse_int("--max-samples", arg, 16, 16777216, &o->max_samples);
+	case OPT_BY:
+		if (fold_by_parse(arg, &o->by)) {
+			pr_err("invalid --by '%s' (expected a comma list of function, srcfile, line, "
+			       "dso)", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_MIN_PCT:
+		return parse_double("--min-pct", arg, 0, 100, &o->min_pct);
+	case OPT_DEBUG_DIR:
+		if (!*arg || o->ndebug_dirs == (int)(sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]))) {
+			pr_err("invalid --debug-dir '%s' (an empty name, or more than %zu)", arg,
+			       sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]));
+			return -EINVAL;
+		}
+		o->debug_dirs[o->ndebug_dirs++] = arg;
+		return 0;
+	case OPT_OUT:
+		o->out_dir = arg;
+		return 0;
+	case OPT_RUNS:
+		return parse_int("--runs", arg, 1, 100, &o->runs);
+	case OPT_PID:
+		return parse_int("--pid", arg, 1, 0x7fffffff, &o->attach_pid);
+	case OPT_NAME:
+		if (!*arg) {
+			pr_err("invalid --name '' (expected a process name)");
+			return -EINVAL;
+		}
+		o->attach_name = arg;
+		return 0;
+	case OPT_CONTROL:
+		if (!*arg) {
+			pr_err("invalid --control '' (expected a path or fifo:CTL[,ACK])");
+			return -EINVAL;
+		}
+		o->control = arg;
+		return 0;
+	case OPT_INTERVAL:
+		return parse_double("--interval", arg, 0.1, 86400 * 365, &o->interval);
+	case OPT_DURATION:
+		return parse_double("--duration", arg, 0.1, 86400 * 365, &o->duration);
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case 'v':
 		log_level++;
 		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The live options' combinations (attach mode, --control, --interval, --duration). */
+static int check_live(struct opts *o)
+{
+	int targets = (o->attach_pid > 0) + (o->port > 0) + (o->attach_name != NULL);
+	bool live = o->control || o->interval > 0 || o->duration > 0;
+
+	if (!o->attach) {
+		if (o->attach_pid || o->attach_name) {
+			pr_err("--pid and --name choose a process for 'muxbpf attach'");
+			return -EINVAL;
+		}
+		if (live && o->runs > 1) {
+			pr_err("--control, --interval and --duration run once: not with --runs");
+			return -EINVAL;
+		}
+		if (!live && !o->nphases) {
+			pr_err("--phase none needs --control, --interval or --duration (nothing to "
+			       "measure otherwise)");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (targets != 1) {
+		pr_err("muxbpf attach needs exactly one of --pid, --port, --name");
+		return -EINVAL;
+	}
+	if (o->runs > 1 || o->no_profile || o->phase_given || o->keep) {
+		pr_err("muxbpf attach profiles a running process: --runs, --no-profile, --phase and "
+		       "--keep do not apply");
+		return -EINVAL;
+	}
+	if (o->interval > 0 && o->control) {
+		pr_err("choose --interval or --control: both name the phases");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int opts_parse(int argc, char **argv, struct opts *o)
@@ -157,13 +324,20 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->idle_seconds = 8;
 	o->freq = 997;
 	o->top = 15;
+	o->by = FOLD_VIEW(FOLD_BY_FUNCTION);
 	o->unwind = MUXBPF_UNWIND_AUTO;
+	o->runs = 1;
+	o->max_drop_pct = -1;
 	o->netmux = MUXBPF_DEFAULT_NETMUX;
 	o->game = MUXBPF_DEFAULT_TEMPLATE;
 	o->nphases = phases_parse("all", o->phases, MUXBPF_PHASE__COUNT);
 	optind = 1;
+	if (argc > 1 && (!strcmp(argv[1], "attach") || !strcmp(argv[1], "run"))) {
+		o->attach = !strcmp(argv[1], "attach");
+		optind = 2;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":vhVq", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return 1;
@@ -187,5 +361,5 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		pr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_live(o);
 }

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include "muxbpf.h"
 
+#define MUXBPF_VERSION "0.1"
+
 struct opts {
 	unsigned int phases[MUXBPF_PHASE__COUNT];
 	int nphases;
@@ -19,6 +21,27 @@ struct opts {
 	bool no_profile;
 	int unwind; /* enum muxbpf_unwind_mode (--unwind; default auto) */
 	bool no_syscalls;
+	const char *out_dir; /* --out DIR: write the artifacts there (NULL: none) */
+	int runs;            /* --runs N: whole runs merged into one report (default 1) */
+	bool quiet;          /* --quiet: no progress line, no artifact summary */
+	int site_every;      /* --site-every: 0 default, -1 never, N every Nth syscall */
+	const char *netmux_user; /* --netmux-user; NULL: the default (as root: muxbpf or nobody) */
+	int port;            /* --port; 0: a free one */
+	double max_drop_pct; /* --max-drop-pct; < 0: dropped samples only warn */
+	int max_stacks;      /* --max-stacks: entries per stack map (0: default) */
+	int max_samples;     /* --max-samples: sample counter entries (0: default) */
+	unsigned int by;     /* --by: FOLD_VIEW() mask of the report's tables (default function) */
+	double min_pct;      /* --min-pct: rows below this self% are not listed (default 0) */
+	const char *debug_dirs[16]; /* --debug-dir, in the order given, before /usr/lib/debug */
+	int ndebug_dirs;
+	/* muxbpf attach and phases marked from outside (src/live.c) */
+	bool attach;             /* muxbpf attach: a running process (--pid, --port, --name) */
+	int attach_pid;          /* --pid */
+	const char *attach_name; /* --name */
+	const char *control;     /* --control PATH or fifo:CTL[,ACK] */
+	double interval;         /* --interval S: consecutive windows (0: none) */
+	double duration;         /* --duration S: end the run after S (0: at stop or a signal) */
+	bool phase_given;        /* --phase was on the command line */
 };
 
 /* Parse argv.  Returns 0 to run, 1 when --help/--version was printed, -EINVAL after one error

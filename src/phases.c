@@ -20,6 +20,18 @@ static const char *const names[MUXBPF_PHASE__COUNT] = {
 	[MUXBPF_PHASE_SOFTCODE_LIST] = "softcode_list",
 };
 
+/* Names of the phases marked from outside (attach mode, --control, --interval), by id. */
+static char custom[MUXBPF_MAX_PHASES][PHASE_NAME_MAX + 1];
+
+int phase_set_name(unsigned int id, const char *name)
+{
+	if (id < MUXBPF_PHASE__COUNT || id >= MUXBPF_MAX_PHASES || !name || !*name ||
+	    strlen(name) > PHASE_NAME_MAX)
+		return -EINVAL;
+	snprintf(custom[id], sizeof(custom[id]), "%s", name);
+	return 0;
+}
+
 const char *phase_name(unsigned int id)
 {
 	static char buf[MUXBPF_MAX_PHASES][16];
@@ -28,6 +40,8 @@ const char *phase_name(unsigned int id)
 		return names[id];
 	if (id >= MUXBPF_MAX_PHASES)
 		return "invalid";
+	if (custom[id][0])
+		return custom[id];
 	snprintf(buf[id], sizeof(buf[id]), "phase%u", id);
 	return buf[id];
 }

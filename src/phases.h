@@ -6,8 +6,13 @@
 #include <stdbool.h>
 #include "muxbpf.h"
 
+/* Longest name of a phase marked from outside. */
+#define PHASE_NAME_MAX 48
+
 /* Name of a phase id ("outside" for 0, "phase<N>" for ids without a name). */
 const char *phase_name(unsigned int id);
+/* Name an id at or above MUXBPF_PHASE__COUNT (a phase marked from outside).  0 or -EINVAL. */
+int phase_set_name(unsigned int id, const char *name);
 /* Phase id by name, or -1. */
 int phase_by_name(const char *name);
 /* True for phases that send commands (everything but boot and idle). */

@@ -23,6 +23,7 @@ struct mb_sample {
 
 /* The CFI unwind tables behind the stacks (src/unwind.c). */
 struct mb_unwind_summary {
+	int valid;          /* 0: never filled (the BPF programs did not load): nothing to report */
 	int mode;           /* enum muxbpf_unwind_mode */
 	uint32_t tables;    /* CFI tables compiled (one per build-id) */
 	uint32_t loaded;    /* of which loaded into the BPF arrays */
@@ -31,7 +32,7 @@ struct mb_unwind_summary {
 	uint32_t full;      /* tables that did not fit the arrays */
 	uint64_t rows;      /* rows loaded */
 	uint64_t infos;     /* distinct rules loaded */
-	uint64_t bytes;     /* rows * 8 + rules * 16 */
+	uint64_t bytes;     /* rows * 8 + rules * 16 + page index entries * 8 */
 	uint64_t rows_cap, infos_cap;
 	double build_ms;    /* compiling CFI, all tables */
 	double build_max_ms; /* the slowest table */
@@ -61,6 +62,7 @@ struct mb_profile {
 	struct muxbpf_phase_stats stats[MUXBPF_MAX_PHASES]; /* summed over CPUs */
 	struct mb_unwind_summary unwind;
 	struct mb_stack_table stacks; /* every stack, also those of the ledger's call sites */
+	uint64_t exits_lost; /* thread exits whose final runtime did not fit the exited map */
 };
 
 void profile__free(struct mb_profile *p);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Plain-text report. */
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "log.h"
 #include "phases.h"
 #include "report.h"
+#include "report_live.h"
 
 static double ms(uint64_t ns)
 {
@@ -23,8 +26,13 @@ static void print_unwind_header(FILE *f, const struct report *r)
 {
 	const struct mb_unwind_summary *u = r->unwind;
 
-	if (!r->profiled || !u || u->mode < 0 || u->mode > MUXBPF_UNWIND_AUTO)
+	if (!r->profiled)
 		return;
+	/* An empty summary (mode 0 is fp) must not claim a walk that never ran. */
+	if (!u || !u->valid || u->mode < 0 || u->mode > MUXBPF_UNWIND_AUTO) {
+		fprintf(f, "  user stacks: none (the BPF programs were not loaded)\n");
+		return;
+	}
 	if (u->sampler_runs)
 		fprintf(f, "  sampler cost: %.0f ns per sample (%" PRIu64 " runs, BPF run-time "
 			"statistics)\n", (double)u->sampler_run_ns / u->sampler_runs,
@@ -34,7 +42,8 @@ static void print_unwind_header(FILE *f, const struct report *r)
 		return;
 	}
 	fprintf(f, "  user stacks: CFI in BPF (--unwind %s); tables: %u files, %" PRIu64
-		" rows + %" PRIu64 " rules = %.0f KiB (capacity %" PRIu64 " rows), compiled in "
+		" rows + %" PRIu64 " rules + page index = %.0f KiB (capacity %" PRIu64 " rows), "
+		"compiled in "
 		"%.1f ms (slowest %.1f ms)%s\n", unwind_names[u->mode], u->loaded, u->rows,
 		u->infos, u->bytes / 1024.0, u->rows_cap, u->build_ms, u->build_max_ms,
 		u->full ? "; TABLES FULL: some mappings unwound without CFI" : "");
@@ -115,7 +124,7 @@ static void print_phase_row(FILE *f, const struct report *r, const struct report
 	}
 	if (r->ledger)
 		fprintf(f, " %8s %10s", wake, off);
-	fprintf(f, "%s\n", p->ok ? "" : "  FAILED");
+	fprintf(f, "%s\n", p->ok ? "" : p->partial ? "  PARTIAL" : "  FAILED");
 }
 
 static void print_table(FILE *f, const struct report *r)
@@ -147,39 +156,191 @@ static void print_check(FILE *f, const struct report *r)
 	}
 	fprintf(f, "\non-CPU cross-check against /proc/PID/task/*/schedstat: max |diff| %.2f%%\n",
 		worst);
+	if (r->stopped && *r->stopped)
+		fprintf(f, "run stopped early: %s; phases after it were not run\n", r->stopped);
+}
+
+uint64_t report_dropped(const struct muxbpf_phase_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
+		n += st->dropped[d];
+	return n;
+}
+
+double report_drop_pct(const struct muxbpf_phase_stats *st)
+{
+	return pct(report_dropped(st), st->taken);
+}
+
+/*
+ * Every sample the BPF program ran for: taken = recorded whole + dropped, and each drop's reason
+ * and fate (lost, or kept without its stack or phase).
+ */
+static void print_accounting(FILE *f, const struct report_phase *p)
+{
+	static const char *const why[MUXBPF_DROP__COUNT] = {
+		[MUXBPF_DROP_STACK_FAILED] = "kept as the leaf alone, stack walk failed",
+		[MUXBPF_DROP_COUNTS_FULL] = "lost, counts map full (raise --max-samples)",
+		[MUXBPF_DROP_PHASE_RANGE] = "kept under outside, phase id out of range",
+		[MUXBPF_DROP_STACK_FULL] = "kept as the leaf alone, stack map full (raise --max-stacks)",
+	};
+	const struct muxbpf_phase_stats *st = &p->stats;
+	uint64_t dropped = report_dropped(st);
+	const char *sep = " (";
+
+	fprintf(f, "  samples: taken %" PRIu64 " = recorded whole %" PRIu64 " + dropped %" PRIu64,
+		(uint64_t)st->taken, (uint64_t)(st->taken - dropped), dropped);
+	for (int d = 0; d < MUXBPF_DROP__COUNT; d++) {
+		if (!st->dropped[d])
+			continue;
+		fprintf(f, "%s%s: %" PRIu64, sep, why[d], (uint64_t)st->dropped[d]);
+		sep = "; ";
+	}
+	fprintf(f, "%s\n", dropped ? ")" : "");
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "[no mapping]";
+}
+
+/* The target's own leaf frames in a table (the DSO mapped from the --netmux file). */
+static const struct fold_dso *target_dso(const struct report *r, const struct fold_table *t)
+{
+	char real[PATH_MAX];
+
+	if (!r->target || !realpath(r->target, real))
+		return NULL;
+	for (size_t i = 0; i < t->ndsos; i++)
+		if (t->dsos[i].dso && !strcmp(t->dsos[i].dso, real))
+			return &t->dsos[i];
+	return NULL;
+}
+
+/* One view's rows: at most --top, with self samples, at least --min-pct of them. */
+static void print_view(FILE *f, const struct report *r, const struct fold_table *t,
+		       enum fold_by by)
+{
+	static const char *const title[FOLD_BY__COUNT] = {
+		[FOLD_BY_FUNCTION] = "function", [FOLD_BY_SRCFILE] = "source file",
+		[FOLD_BY_LINE] = "source line", [FOLD_BY_DSO] = "dso",
+	};
+	const struct fold_view *v = &t->by[by];
+
+	fprintf(f, "  %7s %7s  %s\n", "self%", "total%", title[by]);
+	for (size_t i = 0; i < v->n && (int)i < r->top; i++) {
+		if (!v->rows[i].self || pct(v->rows[i].self, t->samples) < r->min_pct)
+			break;
+		fprintf(f, "  %6.1f%% %6.1f%%  %s\n", pct(v->rows[i].self, t->samples),
+			pct(v->rows[i].total, t->samples), v->rows[i].name);
+	}
+}
+
+/* Unnamed leaves in one line: where and why ("netmux: stripped, no debuginfo 98.5%"). */
+static void print_unnamed(FILE *f, const struct fold_table *t)
+{
+	const char *sep = "  unnamed leaves:";
+
+	if (!t->unnamed)
+		return;
+	for (size_t i = 0; i < t->ndsos; i++)
+		for (int w = 1; w < MB_UNNAMED__COUNT; w++) {
+			if (!t->dsos[i].why[w])
+				continue;
+			fprintf(f, "%s %.1f%% %s (%s)", sep, pct(t->dsos[i].why[w], t->samples),
+				base_name(t->dsos[i].dso), mb_unnamed_str(w));
+			sep = ",";
+		}
+	fprintf(f, "\n");
+}
+
+/* Where separate debuginfo was looked for, for the symbols section. */
+static void print_searched(FILE *f, const struct report *r, const struct mb_dso_info *in)
+{
+	fprintf(f, "looked for build-id %.12s%s", in->build_id[0] ? in->build_id : "(none)",
+		strlen(in->build_id) > 12 ? "..." : "");
+	if (in->debuglink)
+		fprintf(f, " and debuglink %s", in->debuglink);
+	fprintf(f, " in");
+	for (int i = 0; i < r->ndebug_dirs; i++)
+		fprintf(f, " %s", r->debug_dirs[i]);
+	fprintf(f, " /usr/lib/debug");
+}
+
+/*
+ * Per leaf DSO over the whole run: the share of samples, how many are named and have a source
+ * line, where names and lines come from, and why not: one line per DSO.
+ */
+static void print_symbols(FILE *f, const struct report *r)
+{
+	const struct fold_table *t = &r->symbols;
+
+	if (!t->samples)
+		return;
+	fprintf(f, "\nsymbols (leaf frames of netmux's %" PRIu64 " samples, all phases):\n",
+		t->samples);
+	for (size_t i = 0; i < t->ndsos && i < 12; i++) {
+		const struct fold_dso *d = &t->dsos[i];
+		const struct mb_dso_info *in = d->info;
+
+		fprintf(f, "  %-22s %5.1f%%  ", base_name(d->dso), pct(d->samples, t->samples));
+		if (!in) {
+			fprintf(f, "unnamed: %s\n",
+				!d->dso ? "in no mapping snapshot"
+					: "anonymous memory (JIT code or a special mapping)");
+			continue;
+		}
+		if (!in->symbols && !in->dwarf) {
+			fprintf(f, "STRIPPED, no debuginfo (");
+			print_searched(f, r, in);
+			fprintf(f, "; --debug-dir DIR to add one): named by DSO+offset only\n");
+			continue;
+		}
+		fprintf(f, "named %5.1f%%, file:line %5.1f%%  names from %s%s%s", pct(d->named, d->samples),
+			pct(d->with_line, d->samples), in->symbols ? in->symbols : "nowhere",
+			in->full_symtab ? "" : " (exported functions only)",
+			in->dwarf ? ", lines from DWARF" : "");
+		if (in->debug_file)
+			fprintf(f, " (%s)", in->debug_file);
+		if (!in->dwarf) {
+			fprintf(f, "; no debuginfo: ");
+			print_searched(f, r, in);
+		}
+		fprintf(f, "\n");
+	}
 }
 
 static void print_functions(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct fold_table *t = &p->fold;
-	uint64_t dropped = 0;
+	uint64_t lost = p->stats.dropped[MUXBPF_DROP_COUNTS_FULL];
+	const struct fold_dso *own;
 
-	for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
-		if (d != MUXBPF_DROP_STACK_FAILED)
-			dropped += p->stats.dropped[d];
-	fprintf(f, "\n== %s: %" PRIu64 " user samples, %.1f%% unnamed", phase_name(p->id),
-		t->samples, pct(t->unnamed, t->samples));
+	fprintf(f, "\n== %s: %" PRIu64 " user samples, %.1f%% unnamed, %.1f%% with file:line",
+		phase_name(p->id), t->samples, pct(t->unnamed, t->samples),
+		pct(t->with_line, t->samples));
+	if ((own = target_dso(r, t)) && own->samples)
+		fprintf(f, " (in %s: %.1f%% of %" PRIu64 ")", base_name(own->dso),
+			pct(own->with_line, own->samples), own->samples);
 	if (t->no_stack)
 		fprintf(f, ", %" PRIu64 " without stack", t->no_stack);
-	if (dropped)
-		fprintf(f, ", %" PRIu64 " LOST (map full)", dropped);
+	if (lost)
+		fprintf(f, ", %" PRIu64 " LOST (map full)", lost);
 	if (p->other_pid_samples)
 		fprintf(f, ", %" PRIu64 " in child processes", p->other_pid_samples);
-	fprintf(f, "\n");
+	fprintf(f, "%s\n", p->partial ? " (PARTIAL: interrupted)" : "");
+	print_accounting(f, p);
 	print_walks(f, p);
 	if (!t->samples)
 		return;
-	fprintf(f, "  %7s %7s  %s\n", "self%", "total%", "function");
-	for (size_t i = 0; i < t->n && (int)i < r->top; i++) {
-		if (!t->rows[i].self)
-			break;
-		fprintf(f, "  %6.1f%% %6.1f%%  %s\n", pct(t->rows[i].self, t->samples),
-			pct(t->rows[i].total, t->samples), t->rows[i].name);
-	}
-	for (int w = 1; w < MB_UNNAMED__COUNT; w++)
-		if (t->unnamed_why[w])
-			fprintf(f, "  unnamed leaves, %s: %.1f%%\n", mb_unnamed_str(w),
-				pct(t->unnamed_why[w], t->samples));
+	for (int by = 0; by < FOLD_BY__COUNT; by++)
+		if (r->by & FOLD_VIEW(by))
+			print_view(f, r, t, by);
+	print_unnamed(f, t);
 }
 
 /* The ledger's balance: wall = on-CPU + off-CPU in syscalls + preempted in user + leftover. */
@@ -207,6 +368,16 @@ static void print_balance(FILE *f, const struct report_phase *p)
 		fprintf(f, "  %" PRIu64 " syscalls with a missing sched_switch (CPU estimated), %" PRIu64
 			   " ledger entries lost (map full)\n",
 			l->sys_inexact, l->lost);
+	if (l->lost) {
+		static const char *const map[MUXBPF_LMAP__COUNT] = {
+			"thread_state", "syscalls", "sites", "wakeups", "threads" };
+
+		fprintf(f, "    lost by map:");
+		for (int m = 0; m < MUXBPF_LMAP__COUNT; m++)
+			if (l->lost_by[m])
+				fprintf(f, " %s %" PRIu64, map[m], l->lost_by[m]);
+		fprintf(f, "\n");
+	}
 }
 
 static void print_wakeups(FILE *f, const struct phase_ledger *l)
@@ -218,7 +389,10 @@ static void print_wakeups(FILE *f, const struct phase_ledger *l)
 	for (size_t i = 0; i < l->nwakes && i < 5; i++) {
 		const struct ledger_wake_row *w = &l->wakes[i];
 
-		if (w->kind == MUXBPF_WAKER_TASK)
+		if (w->kind == MUXBPF_WAKER_TASK && w->pids > 1)
+			fprintf(f, "%s %s (%u processes) %.0f%%", i ? "," : "", w->comm, w->pids,
+				pct(w->count, l->wakeups));
+		else if (w->kind == MUXBPF_WAKER_TASK)
 			fprintf(f, "%s %s[%u] %.0f%%", i ? "," : "", w->comm, w->pid,
 				pct(w->count, l->wakeups));
 		else if (w->kind == MUXBPF_WAKER_SOFTIRQ)
@@ -253,15 +427,17 @@ static void print_sites(FILE *f, const struct report *r, const struct report_pha
 	const struct phase_ledger *l = &p->ledger;
 	int shown = 0;
 
-	if (!l->sys_cpu_ns || !l->nsites)
+	if (!l->site_cpu_ns || !l->nsites)
 		return;
-	fprintf(f, "  kernel time by user call site (%% of the phase's syscall on-CPU):\n");
+	fprintf(f, "  kernel time by user call site (%% of syscall on-CPU; stacks of every %uth "
+		   "call):\n",
+		r->site_every);
 	for (size_t i = 0; i < l->nsites && shown < r->top; i++) {
 		const struct ledger_site_row *y = &l->sites[i];
 
 		if (!y->cpu_ns)
 			break;
-		fprintf(f, "  %6.1f%%  %s <- %s\n", pct(y->cpu_ns, l->sys_cpu_ns),
+		fprintf(f, "  %6.1f%%  %s <- %s\n", pct(y->cpu_ns, l->site_cpu_ns),
 			syscall_name(y->nr),
 			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
 		shown++;
@@ -281,8 +457,11 @@ static void print_ledger(FILE *f, const struct report *r, const struct report_ph
 void report_print(FILE *f, const struct report *r)
 {
 	print_header(f, r);
+	report_print_live(f, r);
 	print_table(f, r);
 	print_check(f, r);
+	report_print_cost(f, r);
+	print_symbols(f, r);
 	if (!r->profiled)
 		return;
 	for (int i = 0; i < r->nphases; i++) {
@@ -299,9 +478,28 @@ int report_check(const struct report *r)
 		const struct report_phase *p = &r->phases[i];
 		double expected = (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e9 * r->freq;
 
+		if (r->profiled && p->stats.taken && report_dropped(&p->stats)) {
+			double d = report_drop_pct(&p->stats);
+
+			if (p->measured && r->max_drop_pct >= 0 && d > r->max_drop_pct) {
+				pr_err("phase %s dropped %.2f%% of its samples (%" PRIu64 " of %" PRIu64
+				       "), more than --max-drop-pct %g", phase_name(p->id), d,
+				       report_dropped(&p->stats), (uint64_t)p->stats.taken,
+				       r->max_drop_pct);
+				problems++;
+			} else if (d > REPORT_DROP_WARN_PCT) {
+				pr_warn("phase %s dropped %.2f%% of its samples (%" PRIu64 " of %" PRIu64
+					"): see its accounting line", phase_name(p->id), d,
+					report_dropped(&p->stats), (uint64_t)p->stats.taken);
+			}
+		}
+		if (p->has_ledger && p->ledger.lost)
+			pr_warn("phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
+				phase_name(p->id), p->ledger.lost);
 		if (!p->measured)
 			continue;
-		if (!p->ok) {
+		/* an interrupted phase is reported as such; the exit code says why */
+		if (!p->ok && !p->partial) {
 			pr_err("phase %s failed: %s", phase_name(p->id), p->error);
 			problems++;
 		}
@@ -314,5 +512,8 @@ int report_check(const struct report *r)
 			problems++;
 		}
 	}
+	if (r->exits_lost)
+		pr_warn("%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "
+			"missing", r->exits_lost);
 	return problems;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cost.h"
 #include "fold.h"
 #include "ledger.h"
 #include "muxbpf.h"
@@ -24,10 +25,12 @@ struct report_phase {
 	struct muxbpf_phase_stats stats;
 	uint64_t other_pid_samples; /* samples in child processes (stubslave, slave) */
 	struct fold_table fold;
+	bool partial;          /* cut short by a signal: the numbers cover the part that ran */
 	bool has_ledger;
 	struct phase_ledger ledger;
 	char **site_labels;    /* ledger.sites[i]'s user call site, "a <- b <- c" (may be NULL) */
 	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
+	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
 };
 
 struct report {
@@ -39,13 +42,30 @@ struct report {
 	int top;             /* rows per phase table */
 	bool profiled;       /* false with --no-profile */
 	bool ledger;         /* the syscall/scheduler ledger was on */
+	unsigned int site_every; /* call sites taken for every Nth syscall */
+	double max_drop_pct; /* --max-drop-pct: a phase dropping more is an error; < 0: warn only */
+	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */
+	uint64_t exits_lost; /* thread exits missing from the runtime accounting */
+	unsigned int by;     /* FOLD_VIEW() mask: the tables printed per phase (--by) */
+	double min_pct;      /* rows below this self% are not listed (--min-pct) */
+	const char *const *debug_dirs; /* --debug-dir, searched before /usr/lib/debug */
+	int ndebug_dirs;
+	struct fold_table symbols; /* leaf DSOs over every phase: names and lines, and why not */
+	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
+	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };
 
 /* Samples expected from a phase's user time below which zero samples are plausible. */
 #define REPORT_BUSY_MIN_SAMPLES 20
+/* Dropped samples (lost, or recorded without their stack) above this share of a phase warn. */
+#define REPORT_DROP_WARN_PCT 1.0
+
+/* A phase's samples dropped by any reason (enum muxbpf_drop), and as a share of those taken. */
+uint64_t report_dropped(const struct muxbpf_phase_stats *st);
+double report_drop_pct(const struct muxbpf_phase_stats *st);
 
 void report_print(FILE *f, const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).

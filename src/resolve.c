@@ -1,72 +1,168 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "muxbpf.h"
 #include "resolve.h"
 
-static int resolve_frame(struct symbolizer *sym, const struct mb_maps *first,
-			 const struct mb_maps *fallback, uint64_t ip, struct mb_sym *out)
+/* Inline frames kept per address: deeper chains keep their innermost frames. */
+#define RESOLVE_MAX_INLINE 32
+
+/* The snapshots to search for one phase, in order. */
+struct search {
+	const struct mb_maps *v[MUXBPF_MAX_PHASES + 1];
+	int n;
+};
+
+static void search_order(const struct mb_maps *by_phase, const struct mb_maps *fallback,
+			 unsigned int phase, struct search *o)
 {
-	/* A module may be mapped only in some snapshots: prefer the phase's own. */
-	if (first && first->n && maps__find(first, ip))
-		return symbolizer__lookup(sym, first, ip, out);
-	return symbolizer__lookup(sym, fallback, ip, out);
+	o->n = 0;
+	if (by_phase && phase < MUXBPF_MAX_PHASES) {
+		if (by_phase[phase].n)
+			o->v[o->n++] = &by_phase[phase];
+		for (int p = (int)phase - 1; p >= 0; p--)
+			if (by_phase[p].n)
+				o->v[o->n++] = &by_phase[p];
+		for (int p = (int)phase + 1; p < MUXBPF_MAX_PHASES; p++)
+			if (by_phase[p].n)
+				o->v[o->n++] = &by_phase[p];
+	}
+	if (fallback)
+		o->v[o->n++] = fallback;
+}
+
+/* The first snapshot of the search order that maps ip (the last one when none does). */
+static const struct mb_maps *pick(const struct search *o, uint64_t ip)
+{
+	static const struct mb_maps empty;
+
+	for (int i = 0; i < o->n; i++)
+		if (maps__find(o->v[i], ip))
+			return o->v[i];
+	return o->n ? o->v[o->n - 1] : &empty;
+}
+
+/*
+ * Frames above the leaf are return addresses: look up the call instruction (ip - 1), or a call
+ * that never returns at the end of a function is named after the next one (and the line is the
+ * one after the call).
+ */
+static uint64_t lookup_ip(const uint64_t *ips, uint32_t f)
+{
+	return f ? ips[f] - 1 : ips[f];
 }
 
 int resolve_stack(struct symbolizer *sym, const struct mb_maps *first,
 		  const struct mb_maps *fallback, const uint64_t *ips, uint32_t nr,
 		  struct mb_sym *out)
 {
+	struct search o = { .n = 0 };
 	int err = 0;
 
-	/*
-	 * Frames above the leaf are return addresses: look up the call instruction (ip - 1), or a
-	 * call that never returns at the end of a function is named after the next one.
-	 */
-	for (uint32_t f = 0; f < nr && !err; f++)
-		err = resolve_frame(sym, first, fallback, f ? ips[f] - 1 : ips[f], &out[f]);
+	if (first && first->n)
+		o.v[o.n++] = first;
+	if (fallback)
+		o.v[o.n++] = fallback;
+	for (uint32_t f = 0; f < nr && !err; f++) {
+		uint64_t ip = lookup_ip(ips, f);
+
+		err = symbolizer__lookup(sym, pick(&o, ip), ip, &out[f]);
+		out[f].ip_index = f;
+	}
 	return err;
+}
+
+/* One sample's stack with inline chains expanded. */
+static int resolve_sample(struct symbolizer *sym, const struct search *o,
+			  const struct mb_sample *s, struct mb_rstack *out)
+{
+	struct mb_sym chain[RESOLVE_MAX_INLINE];
+	size_t cap = s->nr ? s->nr + 8 : 1, n = 0;
+	struct mb_sym *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t f = 0; f < s->nr; f++) {
+		uint64_t ip = lookup_ip(s->ips, f);
+		int k = symbolizer__lookup_inline(sym, pick(o, ip), ip, chain, RESOLVE_MAX_INLINE);
+
+		if (k < 0) {
+			free(v);
+			return k;
+		}
+		if (n + (size_t)k > cap) {
+			size_t ncap = (n + (size_t)k) * 2;
+			struct mb_sym *nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		for (int i = 0; i < k; i++) {
+			v[n] = chain[i];
+			v[n++].ip_index = f;
+		}
+	}
+	out->frames = v;
+	out->n = (uint32_t)n;
+	return 0;
+}
+
+/* Another process's stack: its addresses, unnamed. */
+static int unresolved_sample(const struct mb_sample *s, struct mb_rstack *out)
+{
+	out->frames = calloc(s->nr ? s->nr : 1, sizeof(*out->frames));
+	if (!out->frames)
+		return -ENOMEM;
+	for (uint32_t f = 0; f < s->nr; f++)
+		out->frames[f] = (struct mb_sym){ .offset = s->ips[f], .build_id = "",
+						  .ip_index = f, .why = MB_UNNAMED_NO_MAPPING };
+	out->n = s->nr;
+	return 0;
 }
 
 int resolve_profile(struct symbolizer *sym, const struct mb_maps *by_phase,
 		    const struct mb_maps *fallback, const struct mb_profile *prof, uint32_t pid,
-		    struct mb_sym ***frames)
+		    struct mb_resolved *out)
 {
-	struct mb_sym **all = calloc(prof->n ? prof->n : 1, sizeof(*all));
+	struct search order[MUXBPF_MAX_PHASES];
 	int err = 0;
 
-	if (!all)
+	memset(out, 0, sizeof(*out));
+	out->stacks = calloc(prof->n ? prof->n : 1, sizeof(*out->stacks));
+	if (!out->stacks)
 		return -ENOMEM;
+	out->n = prof->n;
+	for (unsigned int p = 0; p < MUXBPF_MAX_PHASES; p++)
+		search_order(by_phase, fallback, p, &order[p]);
 	for (size_t i = 0; i < prof->n && !err; i++) {
 		const struct mb_sample *s = &prof->samples[i];
-		const struct mb_maps *first =
-			s->phase < MUXBPF_MAX_PHASES ? &by_phase[s->phase] : NULL;
+		struct search none;
 
-		all[i] = calloc(s->nr ? s->nr : 1, sizeof(**all));
-		if (!all[i]) {
-			err = -ENOMEM;
-			break;
-		}
 		if (s->pid != pid) {
-			for (uint32_t f = 0; f < s->nr; f++)
-				all[i][f].why = MB_UNNAMED_NO_MAPPING;
+			err = unresolved_sample(s, &out->stacks[i]);
 			continue;
 		}
-		err = resolve_stack(sym, first, fallback, s->ips, s->nr, all[i]);
+		if (s->phase >= MUXBPF_MAX_PHASES)
+			search_order(NULL, fallback, 0, &none);
+		err = resolve_sample(sym, s->phase < MUXBPF_MAX_PHASES ? &order[s->phase] : &none,
+				     s, &out->stacks[i]);
 	}
-	if (err) {
-		resolve_free(all, prof->n);
-		return err;
-	}
-	*frames = all;
-	return 0;
+	if (err)
+		resolve_free(out);
+	return err;
 }
 
-void resolve_free(struct mb_sym **frames, size_t n)
+void resolve_free(struct mb_resolved *r)
 {
-	if (!frames)
+	if (!r)
 		return;
-	for (size_t i = 0; i < n; i++)
-		free(frames[i]);
-	free(frames);
+	for (size_t i = 0; r->stacks && i < r->n; i++)
+		free(r->stacks[i].frames);
+	free(r->stacks);
+	memset(r, 0, sizeof(*r));
 }

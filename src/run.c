@@ -2,16 +2,24 @@
 /* The session: game, profiler and driver glued by phase hooks that read the kernel's counters
  * at every boundary while netmux sleeps. */
 #include <errno.h>
+#include <poll.h>
+#include <pwd.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "attach.h"
 #include "collect.h"
 #include "collect_ledger.h"
+#include "collect_live.h"
 #include "game.h"
+#include "live.h"
 #include "log.h"
 #include "phases.h"
+#include "preflight.h"
+#include "progress.h"
 #include "run.h"
+#include "signals.h"
 
 #define BOOT_TIMEOUT_MS 20000
 #define QUIESCE_TIMEOUT_MS 2000
@@ -23,7 +31,25 @@ struct session {
 	struct game *game;
 	struct profiler *prof;
 	struct driver *drv;
+	const char *stage;	      /* what the run is doing, for the stop message */
+	bool released;		      /* netmux was let exec: its death is the target's failure */
+	struct proc_times last_proc; /* the last /proc reading, stands in once netmux is gone */
 };
+
+/* Has netmux exited?  Gives a process that just closed its sockets wait_ms to become a zombie. */
+static bool target_gone(struct session *s, int wait_ms)
+{
+	int fd = s->game ? game__pidfd(s->game) : -1;
+
+	if (!s->game || !s->r->pid)
+		return false;
+	if (fd >= 0 && wait_ms > 0) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		poll(&p, 1, wait_ms);
+	}
+	return game__exited(s->game);
+}
 
 static uint64_t now_ns(void)
 {
@@ -32,6 +58,26 @@ static uint64_t now_ns(void)
 	/* The clock bpf_ktime_get_ns() reads: ledger timestamps compare with it. */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A reading once netmux is gone: the BPF side still knows every thread's final runtime (the exit
+ * handler kept it); /proc does not, so the last /proc values stand in (nothing counted after).
+ */
+static int take_dead_reading(struct session *s, struct reading *rd)
+{
+	int err = 0;
+
+	rt_snapshot__free(&rd->rt);
+	inflight__free(&rd->inflight);
+	if (s->prof) {
+		err = collect_runtime(s->prof, &rd->rt);
+		if (!err && profiler__has_ledger(s->prof))
+			err = collect_inflight(s->prof, &rd->inflight);
+	}
+	rd->t_ns = now_ns();
+	rd->proc = s->last_proc;
+	return err;
 }
 
 static int take_reading(struct session *s, struct reading *rd)
@@ -43,7 +89,7 @@ static int take_reading(struct session *s, struct reading *rd)
 		pr_warn("netmux still running %d ms after its last reply; reading anyway",
 			QUIESCE_TIMEOUT_MS);
 	else if (err)
-		return err;
+		return target_gone(s, 200) ? take_dead_reading(s, rd) : err;
 	if (s->prof) {
 		err = collect_runtime(s->prof, &rd->rt);
 		if (!err && profiler__has_ledger(s->prof))
@@ -52,13 +98,48 @@ static int take_reading(struct session *s, struct reading *rd)
 			return err;
 	}
 	rd->t_ns = now_ns();
-	return procstat_read(s->r->pid, &rd->proc);
+	cost_read(s->prof, &rd->cost);
+	err = procstat_read(s->r->pid, &rd->proc);
+	if (err)
+		return target_gone(s, 200) ? take_dead_reading(s, rd) : err;
+	s->last_proc = rd->proc;
+	return 0;
 }
 
 static void set_phase(struct session *s, unsigned int phase)
 {
 	if (s->prof)
 		profiler__set_phase(s->prof, phase);
+}
+
+static int snapshot_maps(struct session *s, unsigned int phase);
+
+/*
+ * Before the idle window: the 32 logins leave work behind (netmux's slave processes finish
+ * their lookups and netmux reaps and restarts them for a second or so).  Wait until netmux has
+ * used no CPU for IDLE_SETTLE_MS, up to IDLE_SETTLE_MAX_MS, so the window shows the event
+ * loop's floor, not the tail of the logins.
+ */
+#define IDLE_SETTLE_MS 500
+#define IDLE_SETTLE_MAX_MS 5000
+
+static void settle(struct session *s)
+{
+	struct timespec step = { 0, 50 * 1000000 };
+	struct proc_times t;
+	uint64_t last = 0;
+	int quiet = 0;
+
+	for (int waited = 0; waited < IDLE_SETTLE_MAX_MS && quiet < IDLE_SETTLE_MS; waited += 50) {
+		if (procstat_read(s->r->pid, &t))
+			return;
+		quiet = t.schedstat_ns == last ? quiet + 50 : 0;
+		last = t.schedstat_ns;
+		nanosleep(&step, NULL);
+	}
+	if (quiet < IDLE_SETTLE_MS)
+		pr_warn("netmux was still busy %d ms after the idle players logged in",
+			IDLE_SETTLE_MAX_MS);
 }
 
 static int hook_begin(void *ctx, unsigned int phase)
@@ -68,10 +149,17 @@ static int hook_begin(void *ctx, unsigned int phase)
 	int err;
 
 	w->phase = phase;
+	if (phase == MUXBPF_PHASE_IDLE)
+		settle(s);
 	err = take_reading(s, &w->before);
 	if (err)
 		return err;
+	/* should netmux die inside the window, its mappings are known (not at boot: not exec'd) */
+	if (phase != MUXBPF_PHASE_BOOT && !s->r->last_maps.n && snapshot_maps(s, phase))
+		return -ESRCH;
 	set_phase(s, phase);
+	s->stage = phase_name(phase);
+	progress_phase(phase);
 	return 0;
 }
 
@@ -86,6 +174,9 @@ static int snapshot_maps(struct session *s, unsigned int phase)
 		pr_err("failed to read /proc/%d/maps: %s", s->r->pid, strerror(-err));
 		return err;
 	}
+	/* the files mapped now stay readable after a dlclose or netmux's exit */
+	if (mb_pins__add(&s->r->pins, s->r->pid, m))
+		pr_warn("failed to hold the files mapped by netmux open: out of memory");
 	maps__free(&s->r->last_maps);
 	return maps__read(s->r->pid, &s->r->last_maps);
 }
@@ -98,10 +189,15 @@ static int hook_end(void *ctx, unsigned int phase)
 
 	err = take_reading(s, &w->after);
 	set_phase(s, MUXBPF_PHASE_NONE);
+	progress_phase_end();
+	/* a window cut short stays the stage the stop message names */
+	if (!signals_pending() && !game__exited(s->game))
+		s->stage = "set-up between phases";
 	if (err)
 		return err;
 	s->r->nwindows++;
-	return snapshot_maps(s, phase);
+	/* netmux gone: the snapshots taken so far symbolize what it ran */
+	return game__exited(s->game) ? 0 : snapshot_maps(s, phase);
 }
 
 static bool wants(const struct opts *o, unsigned int phase)
@@ -112,28 +208,47 @@ static bool wants(const struct opts *o, unsigned int phase)
 	return false;
 }
 
+/* As root, netmux runs unprivileged: --netmux-user, else the muxbpf user (make deps creates
+ * it), else nobody.  Otherwise it runs as we do. */
+static const char *netmux_user(const struct opts *o)
+{
+	if (o->netmux_user || geteuid() != 0)
+		return o->netmux_user;
+	return getpwnam("muxbpf") ? "muxbpf" : "nobody";
+}
+
 static int start_game(struct session *s)
 {
 	struct game_opts gopts = { .netmux = s->o->netmux, .template = s->o->game,
-				   .keep = s->o->keep };
+				   .keep = s->o->keep, .user = netmux_user(s->o),
+				   .port = s->o->port };
 	struct attach_opts aopts = { .freq = s->o->freq, .enable_on_exec = true,
-				     .no_ledger = s->o->no_syscalls, .unwind = s->o->unwind,
-				     .exe = s->o->netmux };
+				     .no_ledger = s->o->no_syscalls,
+				     .site_every = s->o->site_every, .unwind = s->o->unwind,
+				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
+				     .max_samples = s->o->max_samples };
 	int err;
 
+	s->stage = "the game's set-up";
 	s->game = game__new(&gopts);
 	if (!s->game)
 		return -errno;
-	err = game__spawn_paused(s->game);
-	if (err)
+	/* privileges and kernel features, before netmux exists */
+	if (!s->o->no_profile && (err = preflight_bpf()))
 		return err;
+	err = game__spawn_paused(s->game);
 	s->r->pid = game__pid(s->game);
 	s->r->port = game__port(s->game);
-	if (s->o->no_profile)
-		return 0;
+	if (err)
+		return err;
+	if (s->o->no_profile || signals_pending())
+		return signals_pending() ? -EINTR : 0;
+	s->stage = "loading BPF";
 	aopts.pid = s->r->pid;
 	s->prof = profiler__new(&aopts);
-	return s->prof ? 0 : -errno;
+	if (!s->prof)
+		return -errno;
+	return signals_pending() ? -EINTR : 0;
 }
 
 /* Boot: from exec (the sampler starts there) until the port answers. */
@@ -144,27 +259,36 @@ static int boot(struct session *s)
 	struct timespec t0, t1;
 	int err;
 
+	s->stage = "boot";
 	if (measured && (err = hook_begin(s, MUXBPF_PHASE_BOOT)))
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = game__release(s->game);
+	s->released = !err;
 	if (!err)
 		err = game__wait_ready(s->game, BOOT_TIMEOUT_MS);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (err || !measured)
+	if (!measured)
 		return err;
+	/* A boot cut short still closes its window: what netmux did so far is reported. */
 	res = &s->r->windows[s->r->nwindows].result;
 	res->phase = MUXBPF_PHASE_BOOT;
-	res->ok = true;
+	res->ok = !err;
+	if (err)
+		snprintf(res->error, sizeof(res->error), "boot: %s",
+			 err == -EINTR ? "interrupted" : strerror(-err));
+	s->r->windows[s->r->nwindows].partial = err == -EINTR;
 	res->wall_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	return hook_end(s, MUXBPF_PHASE_BOOT);
+	return hook_end(s, MUXBPF_PHASE_BOOT) ?: err;
 }
 
 static int drive(struct session *s)
 {
 	struct drive_opts dopts = { .scale = s->o->scale, .idle_seconds = s->o->idle_seconds,
-				    .chunk = 256, .timeout_ms = 30000 };
-	struct phase_hooks hooks = { .begin = hook_begin, .end = hook_end, .ctx = s };
+				    .chunk = 256, .timeout_ms = 30000, .stop_fd = signals_fd(),
+				    .pidfd = game__pidfd(s->game) };
+	struct phase_hooks hooks = { .begin = hook_begin, .end = hook_end,
+				     .progress = progress_commands, .ctx = s };
 	struct phase_result results[MUXBPF_PHASE__COUNT] = {};
 	unsigned int todo[MUXBPF_PHASE__COUNT];
 	int n = 0, first = s->r->nwindows, err;
@@ -180,19 +304,54 @@ static int drive(struct session *s)
 		return 0;
 	err = driver__run(s->drv, todo, n, &hooks, results);
 	/* Results come in phase order; windows were opened in the same order. */
-	for (int i = 0; i < n && first + i < s->r->nwindows; i++)
+	for (int i = 0; i < n && first + i < s->r->nwindows; i++) {
 		s->r->windows[first + i].result = results[i];
+		s->r->windows[first + i].partial = !results[i].ok && err == -EINTR;
+	}
 	return err;
 }
 
+/*
+ * @shutdown when the session is healthy; after a signal (the driver's loop stops on it) or a
+ * failed @shutdown, SIGTERM at once: netmux dumps cleanly on it, and nobody waits 10 s.
+ */
 static void stop(struct session *s)
 {
-	if (s->drv && !game__exited(s->game))
-		driver__shutdown(s->drv);
+	bool asked = false;
+
+	if (s->drv && !game__exited(s->game) && !signals_pending())
+		asked = driver__shutdown(s->drv) == 0;
 	driver__free(s->drv);
 	s->drv = NULL;
 	if (s->game)
-		game__stop(s->game, SHUTDOWN_TIMEOUT_MS);
+		game__stop(s->game, asked ? SHUTDOWN_TIMEOUT_MS : 0);
+}
+
+/* Why the run stopped early, for the report and the exit code. */
+static void note_stop(struct session *s, int err)
+{
+	struct run *r = s->r;
+	char why[96];
+
+	r->signal = signals_pending();
+	if (r->signal) {
+		snprintf(r->stopped, sizeof(r->stopped), "interrupted by %s during %s",
+			 signal_name(r->signal), s->stage ? s->stage : "start-up");
+		return;
+	}
+	if (err && s->game && s->released && target_gone(s, 200)) {
+		r->target_died = true;
+		snprintf(r->stopped, sizeof(r->stopped), "netmux (pid %d) %s during %s", r->pid,
+			 game__describe_exit(s->game, why, sizeof(why)),
+			 s->stage ? s->stage : "start-up");
+		/* the window it died in names the death, not the lost connection */
+		for (int i = 0; i < r->nwindows; i++)
+			if (!r->windows[i].result.ok && r->windows[i].result.error[0] &&
+			    strcmp(r->windows[i].result.error, "not run"))
+				snprintf(r->windows[i].result.error,
+					 sizeof(r->windows[i].result.error), "netmux %s",
+					 game__describe_exit(s->game, why, sizeof(why)));
+	}
 }
 
 int run_session(const struct opts *o, struct run *r)
@@ -208,9 +367,27 @@ int run_session(const struct opts *o, struct run *r)
 	if (!err)
 		err = boot(&s);
 	if (!err)
+		err = game__check_loopback(s.game);
+	if (!err && signals_pending())
+		err = -EINTR;
+	if (!err) {
+		s.stage = "login";
 		err = drive(&s);
-	if (r->pid && !game__exited(s.game) && take_reading(&s, &r->final) == 0 && !r->last_maps.n)
-		snapshot_maps(&s, MUXBPF_PHASE_NONE);
+	}
+	/* --control, --interval, --duration: phases marked from outside (src/live.c) */
+	if (!err && !signals_pending() && (o->control || o->interval > 0 || o->duration > 0)) {
+		s.stage = "the live phases";
+		err = live_phases(o, s.prof, r, game__pidfd(s.game));
+	}
+	if (!err && signals_pending())
+		err = -EINTR;
+	note_stop(&s, err);
+	s.stage = "collection";
+	if (r->pid && r->nwindows && take_reading(&s, &r->final) == 0) {
+		r->final_taken = true;
+		if (!r->last_maps.n && !game__exited(s.game))
+			snapshot_maps(&s, MUXBPF_PHASE_NONE);
+	}
 	if (s.prof) {
 		cerr = collect_profile(s.prof, &r->profile);
 		r->ledger = profiler__has_ledger(s.prof);
@@ -233,7 +410,7 @@ static void reading_free(struct reading *rd)
 
 void run__free(struct run *r)
 {
-	for (int i = 0; i < MUXBPF_PHASE__COUNT; i++) {
+	for (int i = 0; i < MUXBPF_MAX_PHASES; i++) {
 		reading_free(&r->windows[i].before);
 		reading_free(&r->windows[i].after);
 	}
@@ -242,6 +419,7 @@ void run__free(struct run *r)
 	for (int i = 0; i < MUXBPF_MAX_PHASES; i++)
 		maps__free(&r->maps[i]);
 	maps__free(&r->last_maps);
+	mb_pins__free(&r->pins);
 	profile__free(&r->profile);
 	ledger_data__free(&r->ledger_data);
 }

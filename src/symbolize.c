@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Addresses to function names.  A lookup goes address -> mapping (maps__find) -> file offset ->
- * the mapped file's object (opened and indexed once, cached by dev+inode) -> ELF virtual address
- * through the PT_LOAD headers -> binary search of the function symbols.  Symbols come from
- * .symtab, else from the .symtab of a separate debug file found by build-id (Debian's -dbg and
- * -dbgsym packages: /usr/lib/debug/.build-id/xx/yyyy.debug), else from .dynsym.
+ * Addresses to names, source lines and inline chains (see symbolize.h for the lookup order).
  *
- * An object keeps its Elf open: symbol names point into its string table, and the libdw pass
- * (file:line, inlines) will want the same Elf.  ELF_C_READ rather than ELF_C_READ_MMAP: the
- * tables are read into memory, so a binary rewritten in place (cp over it, after netmux exits)
- * cannot SIGBUS us.
+ * Two levels of cache: an obj per mapped file (dev+inode, or the path for files without an
+ * inode) points to an image, the indexed ELF, shared by every file with the same build-id.  An
+ * image keeps its Elf, its debug file's and its Dwarf open: symbol names and file names point
+ * into their tables.  Each image memoizes its answers per address (a stack's frames repeat a
+ * few thousand addresses many times), so nothing is re-opened or re-indexed per address.
+ *
+ * ELF_C_READ rather than ELF_C_READ_MMAP: the tables are read into memory, so a binary rewritten
+ * in place (cp over it, after netmux exits) cannot SIGBUS us.
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <lzma.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "log.h"
 #include "symbolize.h"
 
@@ -28,10 +34,12 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 #define DELETED_SUFFIX " (deleted)"
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define BUILD_ID_MAX 64
+#define MAX_INLINE 64                /* deeper inline chains keep their innermost frames */
+#define MINIDEBUG_MAX (256u << 20)   /* bound on a decompressed .gnu_debugdata */
 
 struct sym {
 	uint64_t start, end; /* ELF virtual addresses, [start, end) */
-	const char *name;    /* in the Elf's string table */
+	const char *name;    /* in an Elf's string table */
 	char *display;       /* name as shown, when not name itself: demangled, unversioned */
 	uint32_t cover;      /* index of the symbol with the largest end among 0..this one */
 	bool display_done;
@@ -42,37 +50,83 @@ struct seg {
 	uint64_t offset, vaddr, filesz;
 };
 
+/* One frame of an address's answer, as the image memoizes it. */
+struct pframe {
+	const char *name, *file, *file_rel;
+	uint64_t sym_off;
+	uint32_t line, column;
+	uint16_t depth;
+	uint8_t why;
+};
+
+/* Memoized answer for one ELF virtual address: pool[first .. first + n). */
+struct chain {
+	uint64_t vaddr;
+	uint32_t first, n;
+	bool used;
+};
+
+/* One indexed ELF, shared by build-id. */
+struct image {
+	struct image *next;
+	int fd;
+	Elf *elf;
+	void *mem;         /* the vdso copy behind an elf_memory() Elf */
+	unsigned char build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	char build_id_hex[2 * BUILD_ID_MAX + 1];
+	struct seg *segs;
+	size_t nsegs;
+	struct sym *syms;
+	size_t nsyms;
+	int dbg_fd;        /* separate debuginfo, if found */
+	Elf *dbg_elf;
+	char *dbg_path;
+	void *mini_buf;    /* decompressed .gnu_debugdata behind mini_elf */
+	Elf *mini_elf;
+	char *debuglink;
+	uint32_t debuglink_crc;
+	Dwarf *dw;
+	bool cfi_tried;
+	uint64_t *fde_starts; /* sorted, from .eh_frame_hdr */
+	size_t nfde_starts;
+	struct chain *cache;
+	size_t cache_cap, cache_n;
+	struct pframe *pool;
+	size_t npool, pool_cap;
+	struct mb_dso_info info;
+	char *path;
+	char **plt_names; /* "fn@plt" */
+	size_t nplt_names;
+};
+
 /* One mapped file (or special mapping), shared by every mapping and process that maps it. */
 struct obj {
 	uint64_t inode; /* key: dev + inode, or path when inode is 0 */
 	uint32_t dev_major, dev_minor;
 	char *path;     /* as in the maps file; also the dso name */
 	const char *dso;
-	enum mb_unnamed why; /* MB_NAMED when the ELF is indexed */
-	int fd;
-	Elf *elf;
-	void *image;    /* the vdso copy behind an elf_memory() Elf */
-	int dbg_fd;     /* the separate debug file the symbols came from, if any */
-	Elf *dbg_elf;
-	unsigned char build_id[BUILD_ID_MAX];
-	size_t build_id_len;
-	struct seg *segs;
-	size_t nsegs;
-	struct sym *syms;
-	size_t nsyms;
+	enum mb_unnamed why; /* MB_NAMED when the file has an image */
+	struct image *img;
 };
 
 struct symbolizer {
 	struct obj **tab; /* open addressing, cap a power of two, at most half full */
 	size_t cap, n;
-	char *debug_dir;  /* NULL: no separate debug files */
+	struct image *images;
+	char **dirs;      /* debug directories */
+	size_t ndirs;
+	bool no_debug;    /* no separate debuginfo at all */
+	const struct mb_pins *pins;
+	char **strs;      /* interned strings (demangled DWARF names), open addressing */
+	size_t strs_cap, strs_n;
 };
 
 /* A symbol table entry kept for sorting before the index is built. */
 struct cand {
 	uint64_t addr, size;
 	const char *name;
-	size_t shndx;
+	uint64_t sec_end;
 	unsigned char type, bind;
 };
 
@@ -87,14 +141,70 @@ const char *mb_unnamed_str(enum mb_unnamed why)
 	static const char *const str[MB_UNNAMED__COUNT] = {
 		[MB_NAMED] = "named",
 		[MB_UNNAMED_NO_MAPPING] = "no mapping",
-		[MB_UNNAMED_ANON] = "anonymous",
+		[MB_UNNAMED_ANON] = "anonymous memory",
 		[MB_UNNAMED_NO_FILE] = "no file",
-		[MB_UNNAMED_NO_SYMBOL] = "stripped",
+		[MB_UNNAMED_NO_SYMBOL] = "no symbol",
+		[MB_UNNAMED_STRIPPED] = "stripped, no debuginfo",
 	};
 
 	if ((unsigned int)why >= MB_UNNAMED__COUNT)
 		return "invalid";
 	return str[why];
+}
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+/* --- interned strings ------------------------------------------------------------------------ */
+
+/* The symbolizer's copy of str (one per distinct string), or NULL when out of memory. */
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	size_t h;
+
+	if ((s->strs_n + 1) * 2 > s->strs_cap) {
+		size_t ncap = s->strs_cap ? s->strs_cap * 2 : 256;
+		char **t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < s->strs_cap; i++) {
+			if (!s->strs[i])
+				continue;
+			h = hash_bytes(s->strs[i], strlen(s->strs[i])) & (ncap - 1);
+			while (t[h])
+				h = (h + 1) & (ncap - 1);
+			t[h] = s->strs[i];
+		}
+		free(s->strs);
+		s->strs = t;
+		s->strs_cap = ncap;
+	}
+	h = hash_bytes(str, strlen(str)) & (s->strs_cap - 1);
+	for (; s->strs[h]; h = (h + 1) & (s->strs_cap - 1))
+		if (!strcmp(s->strs[h], str))
+			return s->strs[h];
+	s->strs[h] = strdup(str);
+	if (!s->strs[h])
+		return NULL;
+	s->strs_n++;
+	return s->strs[h];
 }
 
 /* --- symbol index ----------------------------------------------------------------------------- */
@@ -108,10 +218,19 @@ static int leading_underscores(const char *s)
 	return n;
 }
 
+/* A compatibility alias: "cfree@GLIBC_2.2.5" (one '@': not the default version). */
+static int compat_version(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at && at[1] != '@' && strcmp(at, "@plt");
+}
+
 /*
  * Order by address; among aliases at one address the preferred name sorts first: a function
- * over a bare label, exported over local, fewer leading underscores (glibc's getpid over
- * __getpid), GLOBAL over WEAK, then by name so the choice is stable.
+ * over a bare label, exported over local, not a compatibility version, fewer leading
+ * underscores (glibc's getpid over __getpid), GLOBAL over WEAK, shorter (free over cfree),
+ * then by name so the choice is stable.
  */
 static int cmp_cand(const void *a, const void *b)
 {
@@ -126,10 +245,16 @@ static int cmp_cand(const void *a, const void *b)
 	d = (x->bind == STB_LOCAL) - (y->bind == STB_LOCAL);
 	if (d)
 		return d;
+	d = compat_version(x->name) - compat_version(y->name);
+	if (d)
+		return d;
 	d = leading_underscores(x->name) - leading_underscores(y->name);
 	if (d)
 		return d;
 	d = (x->bind != STB_GLOBAL) - (y->bind != STB_GLOBAL);
+	if (d)
+		return d;
+	d = (int)strlen(x->name) - (int)strlen(y->name);
 	if (d)
 		return d;
 	return strcmp(x->name, y->name);
@@ -148,20 +273,31 @@ static bool keep_sym(const GElf_Sym *sym, const struct sec *secs, size_t nsecs)
 	return secs[sym->st_shndx].exec;
 }
 
+/* A growable candidate list, filled from one or more symbol tables. */
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
 static int collect_syms(Elf *elf, Elf_Scn *scn, const struct sec *secs, size_t nsecs,
-			struct cand **out, size_t *nout)
+			struct cands *c)
 {
-	struct cand *c;
 	Elf_Data *data;
 	GElf_Shdr sh;
-	size_t cnt, n = 0;
+	size_t cnt;
 
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
 		return -EINVAL;
 	cnt = data->d_size / sh.sh_entsize;
-	c = calloc(cnt ? cnt : 1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
+	if (c->n + cnt > c->cap) {
+		size_t ncap = c->n + cnt + 1;
+		struct cand *v = realloc(c->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = ncap;
+	}
 	for (size_t i = 0; i < cnt; i++) {
 		const char *name;
 		GElf_Sym sym;
@@ -171,11 +307,10 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, const struct sec *secs, size_t n
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
 			continue;
-		c[n++] = (struct cand){ sym.st_value, sym.st_size, name, sym.st_shndx,
-					GELF_ST_TYPE(sym.st_info), GELF_ST_BIND(sym.st_info) };
+		c->v[c->n++] = (struct cand){ sym.st_value, sym.st_size, name,
+					      secs[sym.st_shndx].end, GELF_ST_TYPE(sym.st_info),
+					      GELF_ST_BIND(sym.st_info) };
 	}
-	*out = c;
-	*nout = n;
 	return 0;
 }
 
@@ -185,12 +320,12 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, const struct sec *secs, size_t n
  * past their section, and for each symbol the earlier symbol reaching furthest, so an address
  * past a short symbol nested in a longer one still finds the longer one.
  */
-static int build_index(struct obj *o, const struct cand *c, size_t n, const struct sec *secs)
+static int build_index(struct image *img, const struct cand *c, size_t n)
 {
 	size_t i, j, k = 0;
 
-	o->syms = calloc(n ? n : 1, sizeof(*o->syms));
-	if (!o->syms)
+	img->syms = calloc(n ? n : 1, sizeof(*img->syms));
+	if (!img->syms)
 		return -ENOMEM;
 	for (i = 0; i < n; i = j) {
 		uint64_t size = c[i].size, end;
@@ -202,19 +337,20 @@ static int build_index(struct obj *o, const struct cand *c, size_t n, const stru
 			end = c[i].addr + size < c[i].addr ? UINT64_MAX : c[i].addr + size;
 		else
 			end = j < n ? c[j].addr : UINT64_MAX;
-		if (!size && end > secs[c[i].shndx].end)
-			end = secs[c[i].shndx].end > c[i].addr ? secs[c[i].shndx].end : c[i].addr;
-		o->syms[k++] = (struct sym){ .start = c[i].addr, .end = end, .name = c[i].name };
+		if (!size && end > c[i].sec_end)
+			end = c[i].sec_end > c[i].addr ? c[i].sec_end : c[i].addr;
+		img->syms[k++] = (struct sym){ .start = c[i].addr, .end = end, .name = c[i].name };
 	}
-	o->nsyms = k;
+	img->nsyms = k;
 	for (i = 0, j = 0; i < k; i++) {
-		if (o->syms[i].end > o->syms[j].end)
+		if (img->syms[i].end > img->syms[j].end)
 			j = i;
-		o->syms[i].cover = (uint32_t)j;
+		img->syms[i].cover = (uint32_t)j;
 	}
 	return 0;
 }
 
+/* The section table of elf, with its .symtab and .dynsym. */
 static int read_sections(Elf *elf, struct sec **out, size_t *nout, Elf_Scn **symtab,
 			 Elf_Scn **dynsym)
 {
@@ -246,61 +382,156 @@ static int read_sections(Elf *elf, struct sec **out, size_t *nout, Elf_Scn **sym
 	return 0;
 }
 
-/*
- * Index the function symbols of elf: .symtab, or with symtab_only -ENOENT when there is none,
- * else .dynsym (stripped, like Debian's libc).
- */
-static int index_syms(struct obj *o, Elf *elf, bool symtab_only)
+/* Add elf's .symtab (which) or .dynsym (!which) function symbols to c.  -ENOENT: no such table
+ * or no function in it. */
+static int add_table(Elf *elf, bool symtab, struct cands *c)
 {
-	Elf_Scn *symtab, *dynsym, *scn;
-	struct cand *c = NULL;
+	Elf_Scn *st, *dyn;
 	struct sec *secs;
-	size_t nsecs, n = 0;
+	size_t nsecs, before = c->n;
 	int err;
 
-	err = read_sections(elf, &secs, &nsecs, &symtab, &dynsym);
+	if (!elf)
+		return -ENOENT;
+	err = read_sections(elf, &secs, &nsecs, &st, &dyn);
 	if (err)
 		return err;
-	if (!symtab && symtab_only) {
-		free(secs);
-		return -ENOENT;
-	}
-	scn = symtab ? symtab : dynsym;
-	if (scn) {
-		err = collect_syms(elf, scn, secs, nsecs, &c, &n);
-		if (!err && !n && scn == symtab && dynsym && !symtab_only) {
-			free(c);
-			c = NULL;
-			err = collect_syms(elf, dynsym, secs, nsecs, &c, &n);
-		}
-	}
-	if (!err) {
-		qsort(c, n, sizeof(*c), cmp_cand);
-		err = build_index(o, c, n, secs);
-	}
-	free(c);
+	if (!(symtab ? st : dyn))
+		err = -ENOENT;
+	else
+		err = collect_syms(elf, symtab ? st : dyn, secs, nsecs, c);
 	free(secs);
+	if (!err && c->n == before)
+		err = -ENOENT;
 	return err;
 }
 
-static int index_segs(struct obj *o)
+static Elf_Scn *find_section(Elf *elf, const char *name);
+
+/*
+ * PLT stubs have no symbol: name them "fn@plt" from .rela.plt, as perf does.  x86-64 only:
+ * entry i of .plt.sec (IBT), or entry i + 1 of .plt (after PLT0), jumps through the GOT slot
+ * of relocation i; entries are 16 bytes.
+ */
+static int add_plt(struct image *img, struct cands *c)
+{
+	Elf_Scn *rela = find_section(img->elf, ".rela.plt"), *plt = find_section(img->elf, ".plt.sec");
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Data *rd, *dd;
+	GElf_Ehdr eh;
+	size_t first = 0, n;
+	Elf_Scn *dyn;
+
+	if (!plt) {
+		plt = find_section(img->elf, ".plt");
+		first = 1;
+	}
+	if (!rela || !plt || !gelf_getehdr(img->elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    !gelf_getshdr(rela, &rsh) || rsh.sh_type != SHT_RELA || !rsh.sh_entsize ||
+	    !gelf_getshdr(plt, &psh) || !(rd = elf_getdata(rela, NULL)) ||
+	    !(dyn = elf_getscn(img->elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+	    !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	n = rd->d_size / rsh.sh_entsize;
+	if ((first + n) * 16 > psh.sh_size)
+		return 0;
+	img->plt_names = calloc(n ? n : 1, sizeof(*img->plt_names));
+	if (!img->plt_names || c->n + n > c->cap) {
+		struct cand *v = img->plt_names ? realloc(c->v, (c->n + n + 1) * sizeof(*v)) : NULL;
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = c->n + n + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		GElf_Rela r;
+		GElf_Sym sym;
+		int status = -1;
+		char *d;
+
+		if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(name = elf_strptr(img->elf, dsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		d = !strncmp(name, "_Z", 2) ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
+		if (asprintf(&img->plt_names[img->nplt_names], "%s@plt",
+			     d && !status ? d : name) < 0) {
+			free(d);
+			continue;
+		}
+		free(d);
+		c->v[c->n++] = (struct cand){ psh.sh_addr + (first + i) * 16, 16,
+					      img->plt_names[img->nplt_names++],
+					      psh.sh_addr + psh.sh_size, STT_FUNC, STB_LOCAL };
+	}
+	return 0;
+}
+
+/*
+ * Index the best symbol source: the file's .symtab, a debug file's, MiniDebugInfo's merged
+ * with .dynsym (it holds only what .dynsym lacks), or .dynsym alone; plus PLT stubs.
+ */
+static int index_syms(struct image *img)
+{
+	struct cands c = {};
+	int err;
+
+	if ((err = add_table(img->elf, true, &c)) == 0) {
+		img->info.symbols = ".symtab";
+		img->info.full_symtab = true;
+	} else if (err == -ENOMEM) {
+		goto out;
+	} else if ((err = add_table(img->dbg_elf, true, &c)) == 0) {
+		img->info.symbols = "debuginfo";
+		img->info.full_symtab = true;
+	} else if (err == -ENOMEM) {
+		goto out;
+	} else if ((err = add_table(img->mini_elf, true, &c)) == 0) {
+		img->info.symbols = ".gnu_debugdata";
+		img->info.full_symtab = true;
+		if (add_table(img->elf, false, &c) == -ENOMEM)
+			err = -ENOMEM;
+	} else if (err == -ENOMEM) {
+		goto out;
+	} else if ((err = add_table(img->elf, false, &c)) == 0) {
+		img->info.symbols = ".dynsym";
+	} else if (err == -ENOENT) {
+		err = 0; /* no symbols at all: every address is unnamed */
+	}
+	if (!err)
+		err = add_plt(img, &c);
+	if (err)
+		goto out;
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_cand);
+	err = build_index(img, c.v, c.n);
+out:
+	free(c.v);
+	return err;
+}
+
+static int index_segs(struct image *img)
 {
 	size_t n;
 
-	if (elf_getphdrnum(o->elf, &n))
+	if (elf_getphdrnum(img->elf, &n))
 		return -EINVAL;
-	o->segs = calloc(n ? n : 1, sizeof(*o->segs));
-	if (!o->segs)
+	img->segs = calloc(n ? n : 1, sizeof(*img->segs));
+	if (!img->segs)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(o->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(img->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		o->segs[o->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+		img->segs[img->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 	}
-	return o->nsegs ? 0 : -ENOEXEC;
+	return img->nsegs ? 0 : -ENOEXEC;
 }
+
+/* --- build-id, debuglink, separate debuginfo, MiniDebugInfo ----------------------------------- */
 
 /* The GNU build-id note, from the section headers (kept by strip and --only-keep-debug). */
 static bool read_build_id(Elf *elf, unsigned char *id, size_t *len)
@@ -330,72 +561,393 @@ static bool read_build_id(Elf *elf, unsigned char *id, size_t *len)
 	return false;
 }
 
-static void close_debug(struct obj *o)
+/* The section called name, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name)
 {
-	if (o->dbg_elf)
-		elf_end(o->dbg_elf);
-	if (o->dbg_fd >= 0)
-		close(o->dbg_fd);
-	o->dbg_elf = NULL;
-	o->dbg_fd = -1;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
 }
 
-/* Open DIR/.build-id/xx/yyyy.debug for o's build-id, if it exists and carries the same one. */
-static int open_debug(const struct symbolizer *s, struct obj *o)
+/* Sections with contents (not SHT_NOBITS) called name or .zdebug... */
+static bool has_data_section(Elf *elf, const char *name)
 {
-	unsigned char id[BUILD_ID_MAX];
-	char path[4096];
-	size_t len = 0, n;
+	Elf_Scn *scn = find_section(elf, name);
+	GElf_Shdr sh;
 
-	if (!s->debug_dir || !o->build_id_len)
-		return -ENOENT;
-	n = (size_t)snprintf(path, sizeof(path), "%s/.build-id/%02x/", s->debug_dir,
-			     o->build_id[0]);
-	for (size_t i = 1; i < o->build_id_len && n < sizeof(path); i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", o->build_id[i]);
-	if (n < sizeof(path))
-		n += (size_t)snprintf(path + n, sizeof(path) - n, ".debug");
-	if (n >= sizeof(path))
-		return -ENAMETOOLONG;
-	o->dbg_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->dbg_fd < 0)
-		return -ENOENT;
-	o->dbg_elf = elf_begin(o->dbg_fd, ELF_C_READ, NULL);
-	if (!o->dbg_elf || elf_kind(o->dbg_elf) != ELF_K_ELF ||
-	    !read_build_id(o->dbg_elf, id, &len) || len != o->build_id_len ||
-	    memcmp(id, o->build_id, len)) {
-		pr_verbose("ignoring debug file %s: not ELF or another build-id", path);
-		close_debug(o);
-		return -ENOENT;
+	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size > sh.sh_entsize)
+			return true;
 	}
-	pr_debug("%s: symbols from %s", o->dso, path);
-	return 0;
+	return false;
 }
 
 /*
- * Index an Elf already in o->elf: its segments, then its .symtab, a debug file's .symtab, or
- * its .dynsym.  -ENOMEM is ours; other errors mean a bad file (NO_FILE).
+ * libdw 0.188 runs strlen off the end of a string section that lacks its final NUL (found by
+ * fuzz/fuzz_symbolize): the DWARF of such a file is not used.  Compressed sections are
+ * checked by libdw after inflating.
  */
-static int index_elf(const struct symbolizer *s, struct obj *o)
+static bool dwarf_strings_terminated(Elf *elf)
 {
+	static const char *const names[] = { ".debug_str", ".debug_line_str" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		Elf_Scn *scn = find_section(elf, names[i]);
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size && ((const char *)d->d_buf)[d->d_size - 1] != '\0')
+			return false;
+	}
+	return true;
+}
+
+static bool has_dwarf(Elf *elf)
+{
+	return (has_data_section(elf, ".debug_info") || has_data_section(elf, ".zdebug_info")) &&
+	       dwarf_strings_terminated(elf);
+}
+
+/* .gnu_debuglink: a file name, NUL, padding to 4, a CRC32 of the debug file. */
+static void read_debuglink(struct image *img)
+{
+	Elf_Scn *scn = find_section(img->elf, ".gnu_debuglink");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name;
+	size_t len, crc_off;
+	uint32_t crc;
+
+	if (!d || !d->d_buf || d->d_size < 6)
+		return;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	crc_off = (len + 4) & ~(size_t)3;
+	if (!len || len == d->d_size || crc_off + 4 > d->d_size || strchr(name, '/'))
+		return;
+	memcpy(&crc, (const char *)d->d_buf + crc_off, 4);
+	if ((elf_getident(img->elf, NULL)[EI_DATA] == ELFDATA2MSB) !=
+	    (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		crc = __builtin_bswap32(crc);
+	img->debuglink = strndup(name, len);
+	img->debuglink_crc = crc;
+}
+
+static bool file_crc32(int fd, uint32_t *out)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		crc = crc32(crc, buf, (uInt)n);
+		off += n;
+	}
+	*out = (uint32_t)crc;
+	return n == 0;
+}
+
+/*
+ * Use path as img's debuginfo if it is an ELF with the same build-id (or, for a debuglink
+ * candidate of a file without one, the CRC the link records) and holds what the file lacks.
+ */
+static bool try_debug_file(struct image *img, const char *path, bool by_link)
+{
+	unsigned char id[BUILD_ID_MAX];
+	size_t len = 0;
+	struct stat st;
+	uint32_t crc;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		goto out_close;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out_end;
+	if (read_build_id(elf, id, &len) && img->build_id_len) {
+		if (len != img->build_id_len || memcmp(id, img->build_id, len)) {
+			pr_verbose("ignoring debug file %s: another build-id", path);
+			goto out_end;
+		}
+	} else if (!by_link || !file_crc32(fd, &crc) || crc != img->debuglink_crc) {
+		pr_verbose("ignoring debug file %s: no matching build-id or debuglink CRC", path);
+		goto out_end;
+	}
+	if (!has_symtab(elf) && !has_dwarf(elf))
+		goto out_end;
+	img->dbg_fd = fd;
+	img->dbg_elf = elf;
+	img->dbg_path = strdup(path);
+	img->info.debug_file = img->dbg_path;
+	pr_debug("%s: debuginfo from %s", img->path, path);
+	return true;
+out_end:
+	if (elf)
+		elf_end(elf);
+out_close:
+	close(fd);
+	return false;
+}
+
+static bool try_debug_fmt(struct image *img, bool by_link, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool try_debug_fmt(struct image *img, bool by_link, const char *fmt, ...)
+{
+	char path[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return n > 0 && (size_t)n < sizeof(path) && try_debug_file(img, path, by_link);
+}
+
+/* The file's path without " (deleted)", and its directory. */
+static void split_path(const char *path, char *dir, size_t size, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	*base = slash ? slash + 1 : path;
+}
+
+/* Search separate debuginfo in gdb's order: build-id, then debuglink places. */
+static void find_debug(const struct symbolizer *s, struct image *img, const char *path)
+{
+	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *home = getenv("HOME"), *base;
+	char dir[4096], hex[2 * BUILD_ID_MAX + 1];
+
+	if (s->no_debug)
+		return;
+	snprintf(hex, sizeof(hex), "%s", img->build_id_hex);
+	for (size_t i = 0; img->build_id_len && i < s->ndirs; i++)
+		if (try_debug_fmt(img, false, "%s/.build-id/%.2s/%s.debug", s->dirs[i], hex, hex + 2))
+			return;
+	if (img->debuglink) {
+		split_path(path, dir, sizeof(dir), &base);
+		if (strcmp(base, img->debuglink) &&
+		    try_debug_fmt(img, true, "%s/%s", dir, img->debuglink))
+			return;
+		if (try_debug_fmt(img, true, "%s/.debug/%s", dir, img->debuglink))
+			return;
+		for (size_t i = 0; i < s->ndirs; i++)
+			if (try_debug_fmt(img, true, "%s%s/%s", s->dirs[i], dir, img->debuglink) ||
+			    try_debug_fmt(img, true, "%s/%s", s->dirs[i], img->debuglink))
+				return;
+	}
+	/* what debuginfod clients have downloaded before (never the network from here) */
+	if (!img->build_id_len)
+		return;
+	if (cache && *cache)
+		try_debug_fmt(img, false, "%s/%s/debuginfo", cache, hex);
+	else if (home && *home)
+		try_debug_fmt(img, false, "%s/.cache/debuginfod_client/%s/debuginfo", home, hex);
+}
+
+/* Decompress .gnu_debugdata (an xz-compressed ELF with the symbols .dynsym lacks). */
+static void open_minidebuginfo(struct image *img)
+{
+	Elf_Scn *scn = find_section(img->elf, ".gnu_debugdata");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	lzma_stream strm = LZMA_STREAM_INIT;
+	size_t cap = 0, len = 0;
+	unsigned char *buf = NULL;
+	lzma_ret ret;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return;
+	if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK)
+		return;
+	strm.next_in = d->d_buf;
+	strm.avail_in = d->d_size;
+	do {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : d->d_size * 4 + 4096;
+			unsigned char *nb = ncap <= MINIDEBUG_MAX ? realloc(buf, ncap) : NULL;
+
+			if (!nb) {
+				ret = LZMA_MEM_ERROR;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		strm.next_out = buf + len;
+		strm.avail_out = cap - len;
+		ret = lzma_code(&strm, LZMA_FINISH);
+		len = cap - strm.avail_out;
+	} while (ret == LZMA_OK || (ret == LZMA_BUF_ERROR && !strm.avail_out));
+	lzma_end(&strm);
+	if (ret != LZMA_STREAM_END || !len) {
+		pr_verbose("%s: bad .gnu_debugdata (xz error %d)", img->path, (int)ret);
+		free(buf);
+		return;
+	}
+	img->mini_elf = elf_memory((char *)buf, len);
+	if (!img->mini_elf || elf_kind(img->mini_elf) != ELF_K_ELF) {
+		if (img->mini_elf)
+			elf_end(img->mini_elf);
+		img->mini_elf = NULL;
+		free(buf);
+		return;
+	}
+	img->mini_buf = buf;
+}
+
+/* DWARF from the file itself, else from its debuginfo. */
+static void open_dwarf(struct image *img)
+{
+	if (has_dwarf(img->elf))
+		img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+	if (!img->dw && img->dbg_elf && has_dwarf(img->dbg_elf))
+		img->dw = dwarf_begin_elf(img->dbg_elf, DWARF_C_READ, NULL);
+	img->info.dwarf = img->dw != NULL;
+}
+
+/* --- images -------------------------------------------------------------------------------- */
+
+static void image_free(struct image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nsyms; i++)
+		free(img->syms[i].display);
+	free(img->syms);
+	free(img->segs);
+	free(img->cache);
+	free(img->pool);
+	free(img->fde_starts);
+	if (img->dw)
+		dwarf_end(img->dw);
+	if (img->mini_elf)
+		elf_end(img->mini_elf);
+	free(img->mini_buf);
+	if (img->dbg_elf)
+		elf_end(img->dbg_elf);
+	if (img->dbg_fd >= 0)
+		close(img->dbg_fd);
+	free(img->dbg_path);
+	if (img->elf)
+		elf_end(img->elf);
+	if (img->fd >= 0)
+		close(img->fd);
+	free(img->mem);
+	free(img->debuglink);
+	free(img->path);
+	for (size_t i = 0; i < img->nplt_names; i++)
+		free(img->plt_names[i]);
+	free(img->plt_names);
+	free(img);
+}
+
+/*
+ * The image for an opened ELF: an existing one with the same build-id (fd, elf and mem are
+ * then released), or a new one indexed now (taking them over).  -ENOMEM is ours; other errors
+ * mean a file we cannot use.
+ */
+static int image_get(struct symbolizer *s, const char *path, int fd, Elf *elf, void *mem,
+		     struct image **out)
+{
+	unsigned char id[BUILD_ID_MAX];
+	struct image *img;
+	size_t len = 0;
 	int err;
 
-	if (elf_kind(o->elf) != ELF_K_ELF)
-		return -ENOEXEC;
-	err = index_segs(o);
-	if (err)
-		return err;
-	read_build_id(o->elf, o->build_id, &o->build_id_len);
-	err = index_syms(o, o->elf, true);
-	if (err == -ENOENT && open_debug(s, o) == 0) {
-		err = index_syms(o, o->dbg_elf, true);
-		if (err)
-			close_debug(o);
+	if (elf_kind(elf) == ELF_K_ELF && read_build_id(elf, id, &len)) {
+		for (img = s->images; img; img = img->next) {
+			if (img->build_id_len == len && !memcmp(img->build_id, id, len)) {
+				elf_end(elf);
+				if (fd >= 0)
+					close(fd);
+				free(mem);
+				*out = img;
+				return 0;
+			}
+		}
 	}
-	if (err && err != -ENOMEM)
-		err = index_syms(o, o->elf, false);
-	if (!err)
-		pr_debug("indexed %s: %zu symbols", o->dso, o->nsyms);
+	img = calloc(1, sizeof(*img));
+	if (!img) {
+		elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+		free(mem);
+		return -ENOMEM;
+	}
+	img->fd = fd;
+	img->elf = elf;
+	img->mem = mem;
+	img->dbg_fd = -1;
+	img->path = strdup(path);
+	if (!img->path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out_free;
+	}
+	err = index_segs(img);
+	if (err)
+		goto out_free;
+	memcpy(img->build_id, id, len);
+	img->build_id_len = len;
+	for (size_t i = 0; i < len; i++)
+		snprintf(img->build_id_hex + 2 * i, 3, "%02x", id[i]);
+	read_debuglink(img);
+	if (!has_symtab(elf) || !has_dwarf(elf))
+		find_debug(s, img, path);
+	if (!has_symtab(elf) && !(img->dbg_elf && has_symtab(img->dbg_elf)))
+		open_minidebuginfo(img);
+	err = index_syms(img);
+	if (err)
+		goto out_free;
+	open_dwarf(img);
+	img->info.path = img->path;
+	img->info.build_id = img->build_id_hex;
+	img->info.debuglink = img->debuglink;
+	img->next = s->images;
+	s->images = img;
+	pr_debug("indexed %s: %zu symbols from %s%s, build-id %s", path, img->nsyms,
+		 img->info.symbols ? img->info.symbols : "nowhere",
+		 img->info.dwarf ? ", DWARF" : "", img->build_id_hex);
+	*out = img;
+	return 0;
+out_free:
+	image_free(img);
 	return err;
 }
 
@@ -412,40 +964,67 @@ static bool path_deleted(const char *path, size_t *len)
 	return true;
 }
 
-/*
- * Open and index a mapped file.  Regular files only: opening a mapped device can have side
- * effects (/dev/watchdog).  A "(deleted)" path is tried without the suffix, but only the same
- * inode will do: whatever now lives at that path is another file (a rebuilt binary).
- */
-static int open_file(const struct symbolizer *s, struct obj *o)
+static const struct mb_pin *find_pin(const struct mb_pins *p, uint64_t inode, uint32_t major,
+				     uint32_t minor)
 {
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->v[i].inode == inode && p->v[i].dev_major == major &&
+		    p->v[i].dev_minor == minor)
+			return &p->v[i];
+	return NULL;
+}
+
+/*
+ * Open and index a mapped file: through a pin when the run holds one (the very file mapped),
+ * else by path.  Regular files only: opening a mapped device can have side effects
+ * (/dev/watchdog).  A "(deleted)" path is tried without the suffix, but only the same inode
+ * will do: whatever now lives at that path is another file (a rebuilt binary).
+ */
+static int open_file(struct symbolizer *s, struct obj *o)
+{
+	const struct mb_pin *pin = find_pin(s->pins, o->inode, o->dev_major, o->dev_minor);
 	size_t len;
 	bool deleted = path_deleted(o->path, &len);
 	char *path = strndup(o->path, len);
 	struct stat st;
-	int err;
+	int err, fd;
+	Elf *elf;
 
 	if (!path)
 		return -ENOMEM;
-	if (stat(path, &st)) {
-		err = -errno;
-		pr_verbose("failed to open %s: %s", path, strerror(-err));
-		goto out;
+	if (pin && o->inode) {
+		fd = fcntl(pin->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			err = -errno;
+			goto out;
+		}
+	} else {
+		if (stat(path, &st)) {
+			err = -errno;
+			pr_verbose("failed to open %s: %s", path, strerror(-err));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode) || (deleted && st.st_ino != o->inode)) {
+			err = -ENOENT;
+			pr_verbose("failed to open %s: %s", path,
+				   S_ISREG(st.st_mode) ? "replaced since it was mapped"
+						       : "not a regular file");
+			goto out;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			pr_verbose("failed to open %s: %s", path, strerror(-err));
+			goto out;
+		}
 	}
-	if (!S_ISREG(st.st_mode) || (deleted && st.st_ino != o->inode)) {
-		err = -ENOENT;
-		pr_verbose("failed to open %s: %s", path,
-			   S_ISREG(st.st_mode) ? "replaced since it was mapped" : "not a regular file");
-		goto out;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		close(fd);
+		err = -ENOEXEC;
+	} else {
+		err = image_get(s, path, fd, elf, NULL, &o->img);
 	}
-	o->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->fd < 0) {
-		err = -errno;
-		pr_verbose("failed to open %s: %s", path, strerror(-err));
-		goto out;
-	}
-	o->elf = elf_begin(o->fd, ELF_C_READ, NULL);
-	err = o->elf ? index_elf(s, o) : -ENOEXEC;
 	if (err && err != -ENOMEM) {
 		int e = elf_errno();
 
@@ -460,10 +1039,12 @@ out:
  * The kernel maps the same vdso image into every (64-bit) process, so index our own copy.  A
  * target whose [vdso] has another size (a compat process) stays unnamed.
  */
-static int open_vdso(const struct symbolizer *s, struct obj *o, uint64_t size)
+static int open_vdso(struct symbolizer *s, struct obj *o, uint64_t size)
 {
 	struct mb_maps self;
 	const struct mb_mapping *m = NULL;
+	void *image;
+	Elf *elf;
 	int err;
 
 	err = maps__read(0, &self);
@@ -476,14 +1057,19 @@ static int open_vdso(const struct symbolizer *s, struct obj *o, uint64_t size)
 		err = -ENOENT;
 		goto out;
 	}
-	o->image = malloc(size);
-	if (!o->image) {
+	image = malloc(size);
+	if (!image) {
 		err = -ENOMEM;
 		goto out;
 	}
-	memcpy(o->image, (const void *)(uintptr_t)m->start, size);
-	o->elf = elf_memory(o->image, size);
-	err = o->elf ? index_elf(s, o) : -ENOEXEC;
+	memcpy(image, (const void *)(uintptr_t)m->start, size);
+	elf = elf_memory(image, size);
+	if (!elf) {
+		free(image);
+		err = -ENOEXEC;
+		goto out;
+	}
+	err = image_get(s, "[vdso]", -1, elf, image, &o->img);
 out:
 	maps__free(&self);
 	if (err && err != -ENOMEM)
@@ -491,38 +1077,16 @@ out:
 	return err;
 }
 
-/* Drop the Elf and the index, keeping the key and why. */
-static void obj_release(struct obj *o)
-{
-	for (size_t i = 0; i < o->nsyms; i++)
-		free(o->syms[i].display);
-	free(o->syms);
-	free(o->segs);
-	close_debug(o);
-	if (o->elf)
-		elf_end(o->elf);
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->image);
-	o->syms = NULL;
-	o->segs = NULL;
-	o->nsyms = o->nsegs = 0;
-	o->elf = NULL;
-	o->fd = -1;
-	o->image = NULL;
-}
-
 static void obj_free(struct obj *o)
 {
 	if (!o)
 		return;
-	obj_release(o);
 	free(o->path);
 	free(o);
 }
 
 /* NULL with errno set only when out of memory; an unusable file is an object with why set. */
-static struct obj *obj_new(const struct symbolizer *s, const struct mb_mapping *m)
+static struct obj *obj_new(struct symbolizer *s, const struct mb_mapping *m)
 {
 	struct obj *o = calloc(1, sizeof(*o));
 	int err = 0;
@@ -532,7 +1096,6 @@ static struct obj *obj_new(const struct symbolizer *s, const struct mb_mapping *
 		errno = ENOMEM;
 		return NULL;
 	}
-	o->fd = o->dbg_fd = -1;
 	o->inode = m->inode;
 	o->dev_major = m->dev_major;
 	o->dev_minor = m->dev_minor;
@@ -551,31 +1114,18 @@ static struct obj *obj_new(const struct symbolizer *s, const struct mb_mapping *
 	}
 	if (err) {
 		o->why = o->path[0] == '[' ? MB_UNNAMED_ANON : MB_UNNAMED_NO_FILE;
-		obj_release(o);
+		o->img = NULL;
 	}
 	return o;
 }
 
 /* --- the cache ------------------------------------------------------------------------------ */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 static uint64_t key_hash(uint64_t inode, uint32_t major, uint32_t minor, const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
 	if (inode)
 		return mix64(inode ^ mix64((uint64_t)major << 32 | minor));
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	return mix64(h);
+	return mix64(hash_bytes(path, strlen(path)));
 }
 
 static bool key_eq(const struct obj *o, const struct mb_mapping *m)
@@ -632,12 +1182,12 @@ static int cache_get(struct symbolizer *s, const struct mb_mapping *m, struct ob
 	return 0;
 }
 
-/* --- lookup --------------------------------------------------------------------------------- */
+/* --- names ---------------------------------------------------------------------------------- */
 
-static bool off_to_vaddr(const struct obj *o, uint64_t off, uint64_t *vaddr)
+static bool off_to_vaddr(const struct image *img, uint64_t off, uint64_t *vaddr)
 {
-	for (size_t i = 0; i < o->nsegs; i++) {
-		const struct seg *g = &o->segs[i];
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct seg *g = &img->segs[i];
 
 		if (off >= g->offset && off - g->offset < g->filesz) {
 			*vaddr = off - g->offset + g->vaddr;
@@ -647,25 +1197,25 @@ static bool off_to_vaddr(const struct obj *o, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
-static struct sym *find_sym(struct obj *o, uint64_t vaddr)
+static struct sym *find_sym(struct image *img, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nsyms;
+	size_t lo = 0, hi = img->nsyms;
 	struct sym *sym;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->syms[mid].start <= vaddr)
+		if (img->syms[mid].start <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	sym = &o->syms[lo - 1];
+	sym = &img->syms[lo - 1];
 	if (vaddr < sym->end)
 		return sym;
-	sym = &o->syms[sym->cover];
+	sym = &img->syms[sym->cover];
 	return vaddr < sym->end ? sym : NULL;
 }
 
@@ -682,6 +1232,8 @@ static const char *sym_name(struct sym *sym)
 	if (sym->display_done)
 		return sym->display ? sym->display : sym->name;
 	sym->display_done = true;
+	if (at && !strcmp(at, "@plt"))
+		return sym->name; /* made by add_plt, demangled already */
 	if (at && at != sym->name)
 		base = strndup(sym->name, (size_t)(at - sym->name));
 	sym->display = base;
@@ -697,43 +1249,437 @@ static const char *sym_name(struct sym *sym)
 	return sym->display ? sym->display : sym->name;
 }
 
-int symbolizer__lookup(struct symbolizer *s, const struct mb_maps *maps, uint64_t addr,
-		       struct mb_sym *out)
+/*
+ * A DWARF function's name as addr2line -C prints it: the demangled linkage name (through
+ * abstract origins and specifications; *linkage set), else DW_AT_name.
+ */
+static const char *die_name(struct symbolizer *s, Dwarf_Die *die, bool *linkage)
 {
-	const struct mb_mapping *m;
-	struct obj *o = NULL;
-	struct sym *sym;
-	uint64_t vaddr;
-	int err;
+	Dwarf_Attribute a;
+	const char *ln = NULL, *name;
+	char *d;
+	int status;
 
-	if (!s || !maps || !out)
-		return -EINVAL;
-	*out = (struct mb_sym){ .offset = addr, .why = MB_UNNAMED_NO_MAPPING }; /* dso NULL */
-	m = maps__find(maps, addr);
-	if (!m)
-		return 0;
-	err = cache_get(s, m, &o);
-	if (err)
-		return err;
-	out->dso = o->dso;
-	out->why = o->why;
-	if (o->why == MB_UNNAMED_ANON && strcmp(o->path, "[vdso]"))
-		return 0;
-	out->offset = addr - m->start + m->offset;
-	if (o->why != MB_NAMED)
-		return 0;
-	sym = off_to_vaddr(o, out->offset, &vaddr) ? find_sym(o, vaddr) : NULL;
-	if (!sym) {
-		out->why = MB_UNNAMED_NO_SYMBOL;
-		return 0;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		ln = dwarf_formstring(&a);
+	*linkage = false;
+	if (ln && !strncmp(ln, "_Z", 2)) {
+		d = __cxa_demangle(ln, NULL, NULL, &status);
+		if (!status && d) {
+			name = intern(s, d);
+			free(d);
+			if (name) {
+				*linkage = true;
+				return name;
+			}
+		} else {
+			free(d);
+		}
 	}
-	out->name = sym_name(sym);
-	out->sym_off = vaddr - sym->start;
+	name = dwarf_diename(die);
+	return name ? name : ln;
+}
+
+/* A C clone or part of name: "unlink_chunk.constprop.0", "foo.cold". */
+static bool is_clone_of(const char *sym, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(sym, name, n) && sym[n] == '.' && !strchr(sym, '(');
+}
+
+/* The call site of an inlined subroutine: DW_AT_call_file (an index into the CU's file
+ * table), DW_AT_call_line, DW_AT_call_column. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, uint32_t *line,
+		      uint32_t *col)
+{
+	Dwarf_Attribute a;
+	Dwarf_Files *files;
+	Dwarf_Word w;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = *col = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &w) == 0)
+		*line = (uint32_t)w;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &w) == 0)
+		*col = (uint32_t)w;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * The FDE start addresses from .eh_frame_hdr's binary search table (what unwinders use to find
+ * an FDE).  Only the layout every x86-64 linker writes is read: version 1, a 4- or 8-byte
+ * eh_frame pointer, a 4-byte count, datarel sdata4 pairs; anything else gives no ranges.
+ */
+static void load_fde_starts(struct image *img)
+{
+	Elf_Scn *scn = find_section(img->elf, ".eh_frame_hdr");
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const unsigned char *b;
+	size_t off = 4, count, ptr_size;
+	GElf_Shdr sh;
+
+	if (!d || !d->d_buf || d->d_size < 12 || !gelf_getshdr(scn, &sh))
+		return;
+	b = d->d_buf;
+	ptr_size = (b[1] & 0x0f) == 0x03 || (b[1] & 0x0f) == 0x0b ? 4
+		 : (b[1] & 0x0f) == 0x04 || (b[1] & 0x0f) == 0x0c || b[1] == 0x00 ? 8 : 0;
+	if (b[0] != 1 || !ptr_size || (b[2] != 0x03 && b[2] != 0x0b) || b[3] != 0x3b ||
+	    off + ptr_size + 4 > d->d_size)
+		return;
+	off += ptr_size;
+	count = get_u32(b + off);
+	off += 4;
+	if (!count || count > (d->d_size - off) / 8)
+		return;
+	img->fde_starts = malloc(count * sizeof(*img->fde_starts));
+	if (!img->fde_starts)
+		return;
+	for (size_t i = 0; i < count; i++)
+		img->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(b + off + 8 * i);
+	qsort(img->fde_starts, count, sizeof(*img->fde_starts), cmp_u64);
+	img->nfde_starts = count;
+}
+
+/*
+ * The start of the .eh_frame FDE holding vaddr: a function's extent without its symbol.  (The
+ * FDE's end is not checked: the padding between functions, which no FDE covers, never runs.
+ * libdw's dwarf_getcfi_elf was the other way, but it makes libelf leak on some malformed files.)
+ */
+static bool cfi_start(struct image *img, uint64_t vaddr, uint64_t *start)
+{
+	size_t lo = 0, hi;
+
+	if (!img->cfi_tried) {
+		img->cfi_tried = true;
+		load_fde_starts(img);
+	}
+	if (!img->nfde_starts)
+		return false;
+	hi = img->nfde_starts;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->fde_starts[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	*start = img->fde_starts[lo - 1];
+	return true;
+}
+
+/* A file name of the line table made absolute, as addr2line prints it: a relative one (its
+ * directory entry was relative) is under the compilation directory. */
+static const char *abs_path(struct symbolizer *s, const char *file, const char *compdir)
+{
+	char buf[4096];
+	const char *p;
+
+	if (!file || file[0] == '/' || !compdir || !*compdir)
+		return file;
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", compdir, file) >= sizeof(buf))
+		return file;
+	p = intern(s, buf);
+	return p ? p : file;
+}
+
+static const char *rel_to(const char *file, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	if (!file || !n || strncmp(file, dir, n))
+		return file;
+	if (dir[n - 1] == '/')
+		return file + n;
+	return file[n] == '/' ? file + n + 1 : file;
+}
+
+/*
+ * Work out vaddr's frames, innermost first: each DW_TAG_inlined_subroutine containing it
+ * (named after its abstract origin, at the line of the code executing in it), then the
+ * physical function at the call site of the outermost inlined call.  The physical function is
+ * named by its DWARF linkage name when it has one (a clone or a .cold part is the function it
+ * came from; sym_off stays relative to the symbol), else by its symbol.
+ */
+static int compute_chain(struct symbolizer *s, struct image *img, uint64_t vaddr,
+			 struct pframe *fr, size_t *nfr)
+{
+	const char *file = NULL, *compdir = NULL, *subname = NULL;
+	uint32_t line = 0, col = 0;
+	uint64_t sub_low = 0, start;
+	struct sym *sym = find_sym(img, vaddr);
+	Dwarf_Die cu, *scopes = NULL;
+	bool have_sub_low = false, sub_linkage = false, linkage;
+	size_t n = 0;
+
+	if (img->dw && dwarf_addrdie(img->dw, vaddr, &cu)) {
+		Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
+		Dwarf_Attribute a;
+		int ns, ln = 0, cl = 0;
+
+		compdir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+		if (l) {
+			file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &ln);
+			dwarf_linecol(l, &cl);
+			line = ln > 0 ? (uint32_t)ln : 0;
+			col = cl > 0 ? (uint32_t)cl : 0;
+		}
+		/*
+		 * dwarf_getscopes continues an inlined instance with its abstract origin's scopes;
+		 * the concrete callers come from dwarf_getscopes_die on the innermost function
+		 * scope (as eu-addr2line -i does).
+		 */
+		ns = dwarf_getscopes(&cu, vaddr, &scopes);
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			Dwarf_Die die = scopes[i];
+
+			if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+				continue;
+			free(scopes);
+			ns = tag == DW_TAG_inlined_subroutine ? dwarf_getscopes_die(&die, &scopes)
+							      : 0;
+			if (ns <= 0) {
+				scopes = NULL;
+				ns = 1;
+				scopes = malloc(sizeof(*scopes));
+				if (!scopes)
+					return -ENOMEM;
+				scopes[0] = die;
+			}
+			break;
+		}
+		for (int i = 0; i < ns; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (n < MAX_INLINE)
+					fr[n++] = (struct pframe){ .name = die_name(s, &scopes[i],
+										    &linkage),
+								   .file = file, .line = line,
+								   .column = col };
+				call_site(&cu, &scopes[i], &file, &line, &col);
+			} else if (tag == DW_TAG_subprogram) {
+				Dwarf_Addr lo;
+
+				subname = die_name(s, &scopes[i], &sub_linkage);
+				if (dwarf_entrypc(&scopes[i], &lo) == 0 && lo <= vaddr) {
+					sub_low = lo;
+					have_sub_low = true;
+				}
+				break;
+			}
+		}
+		free(scopes);
+	}
+	for (size_t i = 0; i < n; i++) {
+		fr[i].depth = (uint16_t)(n - i);
+		fr[i].why = fr[i].name ? MB_NAMED : MB_UNNAMED_NO_SYMBOL;
+	}
+	fr[n] = (struct pframe){ .file = file, .line = line, .column = col };
+	if (sym && subname && (sub_linkage || is_clone_of(sym_name(sym), subname))) {
+		/* the source-level function: clones (.part, .constprop, .isra) and .cold parts
+		 * under their function's name, as addr2line and the inline frames name it */
+		fr[n].name = subname;
+		fr[n].sym_off = vaddr - sym->start;
+	} else if (sym) {
+		fr[n].name = sym_name(sym);
+		fr[n].sym_off = vaddr - sym->start;
+	} else if (subname) {
+		fr[n].name = subname;
+		fr[n].sym_off = have_sub_low ? vaddr - sub_low : 0;
+	} else {
+		fr[n].why = img->info.full_symtab ? MB_UNNAMED_NO_SYMBOL : MB_UNNAMED_STRIPPED;
+		if (cfi_start(img, vaddr, &start))
+			fr[n].sym_off = vaddr - start;
+	}
+	n++;
+	for (size_t i = 0; i < n; i++) {
+		fr[i].file = abs_path(s, fr[i].file, compdir);
+		fr[i].file_rel = rel_to(fr[i].file, compdir);
+	}
+	*nfr = n;
 	return 0;
 }
 
+/* vaddr's memoized frames: *first indexes img->pool, *n frames. */
+static int image_chain(struct symbolizer *s, struct image *img, uint64_t vaddr, uint32_t *first,
+		       uint32_t *n)
+{
+	struct pframe fr[MAX_INLINE + 1];
+	size_t h, nfr;
+	int err;
+
+	if ((img->cache_n + 1) * 2 > img->cache_cap) {
+		size_t ncap = img->cache_cap ? img->cache_cap * 2 : 1024;
+		struct chain *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < img->cache_cap; i++) {
+			if (!img->cache[i].used)
+				continue;
+			h = mix64(img->cache[i].vaddr) & (ncap - 1);
+			while (t[h].used)
+				h = (h + 1) & (ncap - 1);
+			t[h] = img->cache[i];
+		}
+		free(img->cache);
+		img->cache = t;
+		img->cache_cap = ncap;
+	}
+	h = mix64(vaddr) & (img->cache_cap - 1);
+	for (; img->cache[h].used; h = (h + 1) & (img->cache_cap - 1)) {
+		if (img->cache[h].vaddr == vaddr) {
+			*first = img->cache[h].first;
+			*n = img->cache[h].n;
+			return 0;
+		}
+	}
+	err = compute_chain(s, img, vaddr, fr, &nfr);
+	if (err)
+		return err;
+	if (img->npool + nfr > img->pool_cap) {
+		size_t ncap = img->pool_cap ? img->pool_cap * 2 : 1024;
+		struct pframe *p;
+
+		while (ncap < img->npool + nfr)
+			ncap *= 2;
+		p = realloc(img->pool, ncap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		img->pool = p;
+		img->pool_cap = ncap;
+	}
+	memcpy(img->pool + img->npool, fr, nfr * sizeof(*fr));
+	img->cache[h] = (struct chain){ vaddr, (uint32_t)img->npool, (uint32_t)nfr, true };
+	img->cache_n++;
+	img->npool += nfr;
+	*first = img->cache[h].first;
+	*n = (uint32_t)nfr;
+	return 0;
+}
+
+static void fill_frame(struct mb_sym *out, const struct mb_sym *base, const struct pframe *p)
+{
+	*out = *base;
+	out->name = p->name;
+	out->sym_off = p->sym_off;
+	out->file = p->file;
+	out->file_rel = p->file_rel;
+	out->line = p->line;
+	out->column = p->column;
+	out->inline_depth = p->depth;
+	out->why = p->why;
+}
+
+/* Fill out[0..max) for addr; returns the frame count or -errno. */
+static int lookup(struct symbolizer *s, const struct mb_maps *maps, uint64_t addr,
+		  struct mb_sym *out, size_t max, bool expand)
+{
+	struct mb_sym base = { .offset = addr, .build_id = "", .why = MB_UNNAMED_NO_MAPPING };
+	const struct mb_mapping *m;
+	const struct pframe *p;
+	struct obj *o = NULL;
+	struct image *img;
+	uint32_t first, n;
+	uint64_t vaddr;
+	int err;
+
+	if (!s || !maps || !out || !max)
+		return -EINVAL;
+	out[0] = base; /* dso NULL */
+	m = maps__find(maps, addr);
+	if (!m)
+		return 1;
+	err = cache_get(s, m, &o);
+	if (err)
+		return err;
+	base.dso = o->dso;
+	base.why = o->why;
+	if (o->why == MB_UNNAMED_ANON && strcmp(o->path, "[vdso]")) {
+		out[0] = base;
+		return 1;
+	}
+	base.offset = addr - m->start + m->offset;
+	img = o->img;
+	if (!img) {
+		out[0] = base;
+		return 1;
+	}
+	base.info = &img->info;
+	base.build_id = img->build_id_hex;
+	if (!off_to_vaddr(img, base.offset, &vaddr)) {
+		base.why = img->info.full_symtab ? MB_UNNAMED_NO_SYMBOL : MB_UNNAMED_STRIPPED;
+		out[0] = base;
+		return 1;
+	}
+	err = image_chain(s, img, vaddr, &first, &n);
+	if (err)
+		return err;
+	p = img->pool + first;
+	if (!expand) {
+		/* the physical function, at the line of the address itself */
+		fill_frame(&out[0], &base, &p[n - 1]);
+		out[0].file = p[0].file;
+		out[0].file_rel = p[0].file_rel;
+		out[0].line = p[0].line;
+		out[0].column = p[0].column;
+		return 1;
+	}
+	if (n > max) {
+		for (size_t i = 0; i + 1 < max; i++)
+			fill_frame(&out[i], &base, &p[i]);
+		fill_frame(&out[max - 1], &base, &p[n - 1]);
+		return (int)max;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		fill_frame(&out[i], &base, &p[i]);
+	return (int)n;
+}
+
+int symbolizer__lookup(struct symbolizer *s, const struct mb_maps *maps, uint64_t addr,
+		       struct mb_sym *out)
+{
+	int n = lookup(s, maps, addr, out, 1, false);
+
+	return n < 0 ? n : 0;
+}
+
+int symbolizer__lookup_inline(struct symbolizer *s, const struct mb_maps *maps, uint64_t addr,
+			      struct mb_sym *out, size_t max)
+{
+	return lookup(s, maps, addr, out, max, true);
+}
+
+/* --- life ----------------------------------------------------------------------------------- */
+
 struct symbolizer *symbolizer__new(void)
 {
+	static const char *const defaults[] = { DEFAULT_DEBUG_DIR };
 	struct symbolizer *s;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
@@ -742,7 +1688,7 @@ struct symbolizer *symbolizer__new(void)
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->debug_dir = strdup(DEFAULT_DEBUG_DIR))) {
+	if (!s || symbolizer__set_debug_dirs(s, defaults, 1)) {
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -750,26 +1696,134 @@ struct symbolizer *symbolizer__new(void)
 	return s;
 }
 
+static void free_dirs(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->ndirs; i++)
+		free(s->dirs[i]);
+	free(s->dirs);
+	s->dirs = NULL;
+	s->ndirs = 0;
+}
+
+int symbolizer__set_debug_dirs(struct symbolizer *s, const char *const *dirs, size_t n)
+{
+	char **v;
+
+	if (!s || (n && !dirs))
+		return -EINVAL;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dirs[i]);
+
+		while (len > 1 && dirs[i][len - 1] == '/')
+			len--;
+		v[i] = strndup(dirs[i], len);
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	free_dirs(s);
+	s->dirs = v;
+	s->ndirs = n;
+	s->no_debug = false;
+	return 0;
+}
+
 int symbolizer__set_debug_dir(struct symbolizer *s, const char *dir)
 {
-	char *d = NULL;
+	int err;
 
 	if (!s)
 		return -EINVAL;
-	if (dir && !(d = strdup(dir)))
-		return -ENOMEM;
-	free(s->debug_dir);
-	s->debug_dir = d;
-	return 0;
+	err = symbolizer__set_debug_dirs(s, &dir, dir ? 1 : 0);
+	if (!err && !dir)
+		s->no_debug = true;
+	return err;
+}
+
+void symbolizer__use_pins(struct symbolizer *s, const struct mb_pins *p)
+{
+	if (s)
+		s->pins = p;
 }
 
 void symbolizer__free(struct symbolizer *s)
 {
+	struct image *img, *next;
+
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->cap; i++)
 		obj_free(s->tab[i]);
 	free(s->tab);
-	free(s->debug_dir);
+	for (img = s->images; img; img = next) {
+		next = img->next;
+		image_free(img);
+	}
+	for (size_t i = 0; i < s->strs_cap; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	free_dirs(s);
 	free(s);
+}
+
+/* --- pins ----------------------------------------------------------------------------------- */
+
+int mb_pins__add(struct mb_pins *p, pid_t pid, const struct mb_maps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct mb_mapping *m = &maps->v[i];
+		char path[128];
+		struct stat st;
+		size_t len;
+		int fd;
+
+		if (!strchr(m->perms, 'x') || m->path[0] != '/' || !m->inode ||
+		    !strncmp(m->path, "/memfd:", 7) ||
+		    find_pin(p, m->inode, m->dev_major, m->dev_minor))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && !path_deleted(m->path, &len)) {
+			/* without CAP_SYS_ADMIN: the path, if it is still the same inode */
+			fd = open(m->path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0 && (fstat(fd, &st) || st.st_ino != m->inode)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		if (p->n == p->cap) {
+			size_t ncap = p->cap ? p->cap * 2 : 32;
+			struct mb_pin *v = realloc(p->v, ncap * sizeof(*v));
+
+			if (!v) {
+				close(fd);
+				return -ENOMEM;
+			}
+			p->v = v;
+			p->cap = ncap;
+		}
+		p->v[p->n++] = (struct mb_pin){ m->inode, m->dev_major, m->dev_minor, fd };
+	}
+	return 0;
+}
+
+void mb_pins__free(struct mb_pins *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		close(p->v[i].fd);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
 }

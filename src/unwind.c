@@ -42,6 +42,9 @@
 #define POLL_MS 50
 #define DLOPEN_ROOM_ROWS (128u * 1024)
 #define DLOPEN_ROOM_INFOS 4096u
+#define DLOPEN_ROOM_INDEX (64u * 1024) /* 16 MiB of code */
+/* A table's page index beyond this (1 GiB of code) is not a table we believe. */
+#define MAX_INDEX (1u << 22)
 
 /* One compiled file. */
 struct table {
@@ -53,8 +56,10 @@ struct table {
 	struct { uint64_t vaddr, offset, filesz; } seg[8];
 	int nseg;
 	uint32_t *info_ids;  /* per row, after dedupe */
+	struct muxbpf_unwind_page *index; /* the page index (muxbpf.h) */
+	uint32_t nindex;
 	bool loaded, full;
-	uint32_t row_first;
+	uint32_t row_first, index_first;
 	double build_ms;
 	struct table *same;  /* another key with the same build-id: use its rows */
 };
@@ -84,8 +89,10 @@ struct unwinder {
 	struct unwinder_maps m;
 	struct muxbpf_unwind_row *rows;
 	struct muxbpf_unwind_info *info_arr;
-	size_t rows_len, infos_len; /* mmapped bytes */
-	uint32_t rows_cap, infos_cap, rows_used, infos_loaded;
+	struct muxbpf_unwind_page *index_arr;
+	size_t rows_len, infos_len, index_len; /* mmapped bytes */
+	struct unwinder_caps cap;
+	uint32_t rows_used, infos_loaded, index_used;
 	struct ring_buffer *rb;
 	pthread_t thread;
 	bool thread_started;
@@ -96,6 +103,7 @@ struct unwinder {
 	struct table *vdso;
 	bool vdso_tried;
 	uint32_t no_cfi;
+	uint32_t gen; /* the last record's generation */
 	bool warned_full;
 	int stats_fd;
 };
@@ -216,6 +224,39 @@ static int table_intern(struct unwinder *u, struct table *t)
 	return 0;
 }
 
+/*
+ * The page index (muxbpf.h), up to the last row's page: a pc beyond is past the last row, which
+ * is a gap row.  Rows have strictly increasing pcs, so an entry spans at most 2^SHIFT + 1 rows
+ * (the walker's search is bounded by that, and checks it).
+ */
+static int table_index(struct table *t)
+{
+	const struct cfi_table *c = &t->cfi;
+	uint64_t last, k, i = 0;
+
+	if (!c->n)
+		return 0;
+	last = c->rows[c->n - 1].pc - c->lo;
+	if ((last >> MUXBPF_UNW_IDX_SHIFT) + 1 > MAX_INDEX)
+		return -E2BIG;
+	t->nindex = (uint32_t)(last >> MUXBPF_UNW_IDX_SHIFT) + 1;
+	t->index = malloc(t->nindex * sizeof(*t->index));
+	if (!t->index)
+		return -ENOMEM;
+	for (k = 0; k < t->nindex; k++) {
+		/* The last row at or before the page's start ... */
+		while (i + 1 < c->n && c->rows[i + 1].pc - c->lo <= k << MUXBPF_UNW_IDX_SHIFT)
+			i++;
+		t->index[k].first = (uint32_t)i;
+		/* ... and the last row before its end. */
+		t->index[k].last = (uint32_t)i;
+		while (t->index[k].last + 1 < c->n &&
+		       c->rows[t->index[k].last + 1].pc - c->lo < (k + 1) << MUXBPF_UNW_IDX_SHIFT)
+			t->index[k].last++;
+	}
+	return 0;
+}
+
 static struct table *find_table(struct unwinder *u, const char *key)
 {
 	for (size_t i = 0; i < u->ntables; i++)
@@ -273,8 +314,11 @@ static struct table *get_table(struct unwinder *u, const char *key, const char *
 	} else {
 		read_segments(t, path, NULL, 0);
 	}
-	if (!t->same && table_intern(u, t))
-		t->err = -ENOMEM;
+	if (!t->same) {
+		t->err = table_intern(u, t);
+		if (!t->err)
+			t->err = table_index(t);
+	}
 	pr_debug("CFI table %s: %zu rows from %zu FDEs (%zu skipped, %zu unsupported rules) in "
 		 "%.1f ms", path, t->cfi.n, t->cfi.fdes, t->cfi.bad_fdes, t->cfi.unsupported,
 		 t->build_ms);
@@ -289,7 +333,7 @@ static struct table *origin(struct table *t)
 /* Publish new rules to the BPF array (append-only). */
 static int sync_infos(struct unwinder *u)
 {
-	if (u->infos.n > u->infos_cap)
+	if (u->infos.n > u->cap.infos)
 		return -ENOSPC;
 	if (u->infos.n > u->infos_loaded) {
 		memcpy(&u->info_arr[u->infos_loaded], &u->infos.v[u->infos_loaded],
@@ -299,7 +343,7 @@ static int sync_infos(struct unwinder *u)
 	return 0;
 }
 
-/* Copy a table's rows into the rows array, once. */
+/* Copy a table's rows and page index into the arrays, once. */
 static int load_table(struct unwinder *u, struct table *t)
 {
 	t = origin(t);
@@ -307,11 +351,13 @@ static int load_table(struct unwinder *u, struct table *t)
 		return t->err ? t->err : -ENOSPC;
 	if (t->loaded)
 		return 0;
-	if (u->rows_used + t->cfi.n > u->rows_cap || sync_infos(u)) {
+	if (u->rows_used + t->cfi.n > u->cap.rows ||
+	    (uint64_t)u->index_used + t->nindex > u->cap.index || sync_infos(u)) {
 		t->full = true;
 		if (!u->warned_full)
-			pr_warn("unwind tables full (%u rows, %u rules): %s and later modules are "
-				"unwound without CFI", u->rows_cap, u->infos_cap, t->key);
+			pr_warn("unwind tables full (%u rows, %u rules, %u index entries): %s and "
+				"later modules are unwound without CFI", u->cap.rows, u->cap.infos,
+				u->cap.index, t->key);
 		u->warned_full = true;
 		return -ENOSPC;
 	}
@@ -319,8 +365,11 @@ static int load_table(struct unwinder *u, struct table *t)
 		u->rows[u->rows_used + i].pc = (uint32_t)(t->cfi.rows[i].pc - t->cfi.lo);
 		u->rows[u->rows_used + i].info = t->info_ids[i];
 	}
+	memcpy(&u->index_arr[u->index_used], t->index, t->nindex * sizeof(*t->index));
 	t->row_first = u->rows_used;
+	t->index_first = u->index_used;
 	u->rows_used += t->cfi.n;
+	u->index_used += t->nindex;
 	t->loaded = true;
 	return 0;
 }
@@ -421,6 +470,7 @@ static int refresh_locked(struct unwinder *u, pid_t pid)
 	struct proc *p;
 	uint32_t no_cfi = 0;
 	__u32 key = pid, slot;
+	__u64 val;
 	int err;
 
 	err = maps__read(pid, &maps);
@@ -448,6 +498,8 @@ static int refresh_locked(struct unwinder *u, pid_t pid)
 		rm->base = m->start - vaddr + origin(t)->cfi.lo;
 		rm->row_first = origin(t)->row_first;
 		rm->row_count = origin(t)->cfi.n;
+		rm->idx_first = origin(t)->index_first;
+		rm->idx_count = origin(t)->nindex;
 		rec.n++;
 	}
 	maps__free(&maps);
@@ -455,11 +507,15 @@ static int refresh_locked(struct unwinder *u, pid_t pid)
 	if (!p)
 		return -ENOSPC;
 	u->no_cfi = no_cfi;
-	if (p->cur >= 0 && !memcmp(&p->rec, &rec, sizeof(rec)))
+	if (p->cur >= 0 && p->rec.n == rec.n && !memcmp(p->rec.maps, rec.maps, sizeof(rec.maps)))
 		return 0;
+	/* A new generation: rules the walker cached under the old record are not reused. */
+	rec.gen = ++u->gen ? u->gen : ++u->gen;
 	slot = 2 * p->slot_pair + (p->cur == 2 * p->slot_pair ? 1 : 0);
+	/* The walker reads the generation with the slot: no look at the record to tag its cache. */
+	val = (__u64)rec.gen << 32 | slot;
 	if (bpf_map_update_elem(u->m.procs_fd, &slot, &rec, BPF_ANY) ||
-	    bpf_map_update_elem(u->m.pids_fd, &key, &slot, BPF_ANY)) {
+	    bpf_map_update_elem(u->m.pids_fd, &key, &val, BPF_ANY)) {
 		err = -errno;
 		pr_warn("failed to load unwind record of pid %d: %s", pid, strerror(-err));
 		return err;
@@ -676,20 +732,25 @@ int unwinder__prepare(struct unwinder *u, const char *exe)
 	return 0;
 }
 
-void unwinder__capacity(const struct unwinder *u, uint32_t *rows, uint32_t *infos)
+void unwinder__capacity(const struct unwinder *u, struct unwinder_caps *cap)
 {
-	uint64_t r = 0;
+	uint64_t r = 0, x = 0;
 
 	if (u->mode == MUXBPF_UNWIND_FP) {
-		*rows = *infos = 1;
+		cap->rows = cap->infos = cap->index = 1;
 		return;
 	}
-	for (size_t i = 0; i < u->ntables; i++)
-		if (!u->tables[i]->err && !u->tables[i]->same)
+	for (size_t i = 0; i < u->ntables; i++) {
+		if (!u->tables[i]->err && !u->tables[i]->same) {
 			r += u->tables[i]->cfi.n;
+			x += u->tables[i]->nindex;
+		}
+	}
 	r = 2 * r + DLOPEN_ROOM_ROWS;
-	*rows = r > (1u << 26) ? 1u << 26 : (uint32_t)r;
-	*infos = 2 * (uint32_t)u->infos.n + DLOPEN_ROOM_INFOS;
+	x = 2 * x + DLOPEN_ROOM_INDEX;
+	cap->rows = r > (1u << 26) ? 1u << 26 : (uint32_t)r;
+	cap->index = x > (1u << 26) ? 1u << 26 : (uint32_t)x;
+	cap->infos = 2 * (uint32_t)u->infos.n + DLOPEN_ROOM_INFOS;
 }
 
 /* ---- life ------------------------------------------------------------------------------------- */
@@ -716,19 +777,19 @@ static void *map_array(int fd, size_t value_size, uint32_t n, size_t *len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int unwinder__start(struct unwinder *u, const struct unwinder_maps *m, uint32_t rows_cap,
-		    uint32_t infos_cap)
+int unwinder__start(struct unwinder *u, const struct unwinder_maps *m,
+		    const struct unwinder_caps *cap)
 {
 	int err;
 
 	if (u->mode == MUXBPF_UNWIND_FP)
 		return 0;
 	u->m = *m;
-	u->rows_cap = rows_cap;
-	u->infos_cap = infos_cap;
-	u->rows = map_array(m->rows_fd, sizeof(*u->rows), rows_cap, &u->rows_len);
-	u->info_arr = map_array(m->infos_fd, sizeof(*u->info_arr), infos_cap, &u->infos_len);
-	if (!u->rows || !u->info_arr) {
+	u->cap = *cap;
+	u->rows = map_array(m->rows_fd, sizeof(*u->rows), cap->rows, &u->rows_len);
+	u->info_arr = map_array(m->infos_fd, sizeof(*u->info_arr), cap->infos, &u->infos_len);
+	u->index_arr = map_array(m->index_fd, sizeof(*u->index_arr), cap->index, &u->index_len);
+	if (!u->rows || !u->info_arr || !u->index_arr) {
 		err = -errno;
 		pr_err("failed to map the unwind arrays: %s", strerror(-err));
 		return err;
@@ -761,6 +822,7 @@ void unwinder__summary(struct unwinder *u, struct mb_unwind_summary *out)
 	if (!u)
 		return;
 	pthread_mutex_lock(&u->lock);
+	out->valid = 1;
 	out->mode = u->mode;
 	for (size_t i = 0; i < u->ntables; i++) {
 		struct table *t = u->tables[i];
@@ -779,9 +841,10 @@ void unwinder__summary(struct unwinder *u, struct mb_unwind_summary *out)
 	out->rows = u->rows_used;
 	out->infos = u->infos_loaded;
 	out->bytes = out->rows * sizeof(struct muxbpf_unwind_row) +
-		     out->infos * sizeof(struct muxbpf_unwind_info);
-	out->rows_cap = u->rows_cap;
-	out->infos_cap = u->infos_cap;
+		     out->infos * sizeof(struct muxbpf_unwind_info) +
+		     u->index_used * sizeof(*u->index_arr);
+	out->rows_cap = u->cap.rows;
+	out->infos_cap = u->cap.infos;
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -800,9 +863,12 @@ void unwinder__free(struct unwinder *u)
 		munmap(u->rows, u->rows_len);
 	if (u->info_arr)
 		munmap(u->info_arr, u->infos_len);
+	if (u->index_arr)
+		munmap(u->index_arr, u->index_len);
 	for (size_t i = 0; i < u->ntables; i++) {
 		cfi_table__free(&u->tables[i]->cfi);
 		free(u->tables[i]->info_ids);
+		free(u->tables[i]->index);
 		free(u->tables[i]->key);
 		free(u->tables[i]);
 	}

@@ -21,18 +21,23 @@
 struct unwinder;
 
 struct unwinder_maps {
-	int rows_fd, infos_fd, pids_fd, procs_fd, reqs_fd;
+	int rows_fd, infos_fd, index_fd, pids_fd, procs_fd, reqs_fd;
+};
+
+/* Entries of the rows, rules and page index arrays. */
+struct unwinder_caps {
+	uint32_t rows, infos, index;
 };
 
 struct unwinder *unwinder__new(int mode);
 /* Build the tables of exe, its interpreter and the libraries it needs (DT_NEEDED, searched in
  * exe's directory, its RUNPATH and the system directories).  0 or -errno. */
 int unwinder__prepare(struct unwinder *u, const char *exe);
-/* Entries for the rows and rules arrays: what is prepared, doubled, plus room for dlopen. */
-void unwinder__capacity(const struct unwinder *u, uint32_t *rows, uint32_t *infos);
-/* mmap the arrays (loaded with the capacities above), start serving requests.  0 or -errno. */
-int unwinder__start(struct unwinder *u, const struct unwinder_maps *m, uint32_t rows_cap,
-		    uint32_t infos_cap);
+/* Entries for the arrays: what is prepared, doubled, plus room for dlopen. */
+void unwinder__capacity(const struct unwinder *u, struct unwinder_caps *cap);
+/* mmap the arrays (loaded with the capacities in cap), start serving requests.  0 or -errno. */
+int unwinder__start(struct unwinder *u, const struct unwinder_maps *m,
+		    const struct unwinder_caps *cap);
 /* Load pid's current mappings now (the thread does this on request).  0 or -errno. */
 int unwinder__refresh(struct unwinder *u, pid_t pid);
 void unwinder__summary(struct unwinder *u, struct mb_unwind_summary *out);

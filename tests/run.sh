@@ -31,6 +31,8 @@ for t in "$out"/tests/test_*; do
 done
 
 for t in tests/e2e/*.sh; do
+	# MUXBPF_TESTS=suites: the cmocka suites only (make test-asan)
+	[ "${MUXBPF_TESTS:-all}" = suites ] && break
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	echo "=== $name"

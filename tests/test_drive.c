@@ -565,7 +565,7 @@ static void test_real_all_phases(void **state)
 	struct phase_result r[MUXBPF_PHASE__COUNT];
 	unsigned int phases[MUXBPF_PHASE__COUNT];
 	struct hook_log log = {};
-	struct phase_hooks h = { hook_begin, hook_end, &log };
+	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .ctx = &log };
 	struct driver *d;
 	struct game *g;
 	int n;
@@ -600,7 +600,7 @@ static void test_real_setup_outside_window(void **state)
 	struct drive_opts o = { .scale = 0.02 };
 	unsigned int phases[] = { MUXBPF_PHASE_ATTRREAD };
 	struct hook_log log = {};
-	struct phase_hooks h = { hook_begin, hook_end, &log };
+	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .ctx = &log };
 	struct phase_result r[1];
 	struct driver *d;
 	struct game *g;

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The CFI walker against ground truth: tests/targets/synth.c built without frame pointers by gcc
- * and by clang.  In phase 1 every sample with hot_a or hot_b as the leaf must have the stack
- * hot_x <- phase_one <- main <- (libc start) <- _start, and the walk must end at _start's
- * "return address undefined" row.  A frame-pointer walk of the same binary must not manage
- * that.  The sampler's run time per sample (bpf_enable_stats) is printed for each mode.
+ * The CFI walker against ground truth, targets built -O2 -fomit-frame-pointer by gcc and by
+ * clang:
+ * - tests/targets/synth.c: in phase 1 every sample with hot_a or hot_b as the leaf must have the
+ *   stack hot_x <- phase_one <- main <- (libc start) <- _start, and the walk must end at _start's
+ *   "return address undefined" row.  A frame-pointer walk of the same binary must not manage
+ *   that.
+ * - tests/targets/chain/: five-deep chains through a shared library (PLT calls both ways, a
+ *   callback), leaves that never touch the stack, in the library and in the executable.  Every
+ *   sample whose leaf is a chain function must have exactly the rest of the chain above it, then
+ *   __libc_start_call_main, __libc_start_main and _start.
+ * The sampler's run time per sample (bpf_enable_stats) is printed for each run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +33,7 @@
 #include "profile.h"
 #include "symbolize.h"
 #include "testutil.h"
+#include "unwind.h"
 
 #define PHASE_ONE 1
 
@@ -71,17 +78,57 @@ static void target_spawn(struct target *t, const char *name, const char *cpu_ms)
 	t->ack_fd = ack[0];
 }
 
+/*
+ * Until the child runs the target's image (its exe link changes at exec) and sleeps waiting for
+ * its first command: its libraries are mapped by then.
+ */
+static void wait_started(const struct target *t)
+{
+	char path[64], exe[PATH_MAX], stat[512];
+
+	for (int i = 0; i < 20000; i++) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+			f = fopen(path, "r");
+			if (f && fgets(stat, sizeof(stat), f) && !strcmp(exe, t->path) &&
+			    strstr(stat, ") S ")) {
+				fclose(f);
+				return;
+			}
+			if (f)
+				fclose(f);
+		}
+		usleep(50);
+	}
+	fail_msg("pid %d did not start %s", t->pid, t->path);
+}
+
 static void target_command(struct target *t, char cmd)
 {
-	char c = 0;
+	char c = '\n';
 
 	assert_int_equal(write(t->cmd_fd, &cmd, 1), 1);
-	assert_int_equal(read(t->ack_fd, &c, 1), 1);
+	/* The targets answer "k" or "k\n"; a newline left from the last answer is skipped. */
+	while (c == '\n')
+		assert_int_equal(read(t->ack_fd, &c, 1), 1);
 	assert_int_equal(c, 'k');
 }
 
+/* A known chain, leaf first, up to main (the libc start frames and _start follow). */
+struct chain {
+	const char *const *names;
+	size_t n;
+};
+
 struct result {
-	uint64_t hot;         /* phase-1 samples with hot_a/hot_b as the leaf */
+	const struct chain *chain; /* NULL: synth's hot_a/hot_b check */
+	uint64_t hot;         /* phase-1 samples with hot_a/hot_b (or a chain function) as the leaf */
 	uint64_t hot_chain;   /* ... whose stack is exactly the known chain */
 	uint64_t samples;     /* all phase-1 samples */
 	uint64_t to_start;    /* ... whose last frame is _start */
@@ -135,8 +182,46 @@ static void check_sample(struct symbolizer *sym, const struct mb_maps *maps,
 	}
 }
 
-/* Run phase 1 of a target under one unwind mode and check every stack. */
-static void run_mode(const char *target, int mode, struct result *r)
+/* A sample of a chain target: its leaf's place in the chain fixes every frame above it. */
+static void check_chain(struct symbolizer *sym, const struct mb_maps *maps,
+			const struct mb_sample *s, struct result *r)
+{
+	const struct chain *c = r->chain;
+	const char *leaf = s->nr ? name_of(sym, maps, s->ips[0]) : NULL;
+	const char *last = s->nr ? name_of(sym, maps, s->ips[s->nr - 1]) : NULL;
+	size_t k = 0, want;
+	bool ok;
+
+	r->samples += s->count;
+	if (is(last, "_start"))
+		r->to_start += s->count;
+	while (k < c->n && !is(leaf, c->names[k]))
+		k++;
+	if (k == c->n)
+		return;
+	r->hot += s->count;
+	want = c->n - k + 3;
+	ok = s->nr == want && is(last, "_start") &&
+	     is(name_of(sym, maps, s->ips[want - 2]), "__libc_start_main");
+	for (size_t f = 0; ok && f < c->n - k; f++)
+		ok = is(name_of(sym, maps, s->ips[f]), c->names[k + f]);
+	if (ok) {
+		r->hot_chain += s->count;
+	} else if (!r->first_bad[0]) {
+		size_t o = 0;
+
+		for (uint32_t f = 0; f < s->nr && f < 10 && o < sizeof(r->first_bad) - 64; f++) {
+			const char *n = name_of(sym, maps, s->ips[f]);
+
+			o += snprintf(r->first_bad + o, sizeof(r->first_bad) - o, "%s%s(%#lx)",
+				      f ? " <- " : "", n ? n : "?", (unsigned long)s->ips[f]);
+		}
+	}
+}
+
+/* Run phase 1 (command cmd) of a target under one unwind mode and check every stack. */
+static void run_cmd(const char *target, char cmd, const struct chain *chain, int mode,
+		    struct result *r)
 {
 	struct attach_opts opts = { .freq = 997, .enable_on_exec = true, .unwind = mode,
 				    .no_ledger = true };
@@ -150,6 +235,7 @@ static void run_mode(const char *target, int mode, struct result *r)
 	int status, stats_fd;
 
 	memset(r, 0, sizeof(*r));
+	r->chain = chain;
 	target_spawn(&t, target, "1000");
 	opts.pid = t.pid;
 	opts.exe = t.path;
@@ -157,8 +243,16 @@ static void run_mode(const char *target, int mode, struct result *r)
 	assert_non_null(p);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	assert_int_equal(write(t.go_fd, "g", 1), 1);
+	/*
+	 * Load the tables once the target has started instead of at its first sample's request:
+	 * on a busy machine the loader thread can take tens of ms to answer, and those walks would
+	 * stop at the leaf (no-proc) for reasons unrelated to the walker.
+	 */
+	wait_started(&t);
+	if (mode != MUXBPF_UNWIND_FP)
+		assert_int_equal(unwinder__refresh(profiler__unwinder(p), t.pid), 0);
 	profiler__set_phase(p, PHASE_ONE);
-	target_command(&t, 'a');
+	target_command(&t, cmd);
 	profiler__set_phase(p, 0);
 	assert_int_equal(maps__read(t.pid, &maps), 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
@@ -178,7 +272,7 @@ static void run_mode(const char *target, int mode, struct result *r)
 	assert_non_null(sym);
 	for (size_t i = 0; i < prof.n; i++)
 		if (prof.samples[i].phase == PHASE_ONE && prof.samples[i].pid == (uint32_t)t.pid)
-			check_sample(sym, &maps, &prof.samples[i], r);
+			(chain ? check_chain : check_sample)(sym, &maps, &prof.samples[i], r);
 	symbolizer__free(sym);
 	{
 		const __u64 *e = r->st.walk_end;
@@ -186,9 +280,9 @@ static void run_mode(const char *target, int mode, struct result *r)
 				    : mode == MUXBPF_UNWIND_DWARF ? "dwarf"
 								  : "auto";
 
-		print_message("%s --unwind %s: %lu samples, %lu in hot_a/b, %.2f%% of those with "
-			      "the full chain, %.2f%% of all ending at _start\n",
-			      target, mname, r->samples, r->hot,
+		print_message("%s '%c' --unwind %s: %lu samples, %lu with a %s leaf, %.2f%% of "
+			      "those with the full chain, %.2f%% of all ending at _start\n",
+			      target, cmd, mname, r->samples, r->hot, chain ? "chain" : "hot_a/b",
 			      r->hot ? 100.0 * r->hot_chain / r->hot : 0,
 			      r->samples ? 100.0 * r->to_start / r->samples : 0);
 		print_message("  walks %llu: outermost %llu, zero-end %llu, no-proc %llu, "
@@ -208,11 +302,16 @@ static void run_mode(const char *target, int mode, struct result *r)
 	profile__free(&prof);
 }
 
-static void check_dwarf(const char *target, int mode)
+static void run_mode(const char *target, int mode, struct result *r)
+{
+	run_cmd(target, 'a', NULL, mode, r);
+}
+
+static void check_run(const char *target, char cmd, const struct chain *chain, int mode)
 {
 	struct result r;
 
-	run_mode(target, mode, &r);
+	run_cmd(target, cmd, chain, mode, &r);
 	assert_true(r.samples > 500);
 	assert_true(r.hot > 400);
 	/* The first few ms after exec may pass before the tables are in: allow 1%. */
@@ -224,6 +323,62 @@ static void check_dwarf(const char *target, int mode)
 			 r.st.walk_end[MUXBPF_WALK_OUTERMOST], r.st.walks);
 	if (r.to_start * 100 < r.samples * 99)
 		fail_msg("%s: %lu of %lu stacks end at _start", target, r.to_start, r.samples);
+	/*
+	 * Every miss explained: the only walks allowed off the chain are those that ran before the
+	 * loader had the tables in (no-proc; in auto mode they fall back to frame pointers and end
+	 * as bad frames).
+	 */
+	if (chain) {
+		/* In auto mode those walks fell back to frame pointers, which end them as zero
+		 * rbp or bad frames (every mapping of these targets has CFI). */
+		uint64_t allowed = r.st.walk_end[MUXBPF_WALK_NO_PROC] +
+				   (mode == MUXBPF_UNWIND_AUTO ? r.st.walk_end[MUXBPF_WALK_BAD_FRAME] +
+								 r.st.walk_end[MUXBPF_WALK_ZERO_END]
+							       : 0);
+
+		print_message("  misses: %lu, of which explained by the first ms after exec: %lu\n",
+			      r.hot - r.hot_chain, allowed);
+		if (r.hot - r.hot_chain > allowed)
+			fail_msg("%s '%c': %lu samples off the chain, only %lu walks ran before the "
+				 "tables were in (first off: %s)", target, cmd, r.hot - r.hot_chain,
+				 allowed, r.first_bad);
+	}
+}
+
+static void check_dwarf(const char *target, int mode)
+{
+	check_run(target, 'a', NULL, mode);
+}
+
+static const char *const chain_a_names[] = { "lib_leaf", "lib_inner", "lib_outer", "step_a",
+					     "run_a", "main" };
+static const char *const chain_b_names[] = { "exe_leaf", "lib_call", "step_b", "run_b",
+					     "main" };
+static const struct chain chain_a = { chain_a_names, 6 };
+static const struct chain chain_b = { chain_b_names, 5 };
+
+static void test_chain_gcc(void **state)
+{
+	(void)state;
+	skip_unless_bpf();
+	check_run("chain_gcc", 'a', &chain_a, MUXBPF_UNWIND_DWARF);
+	check_run("chain_gcc", 'b', &chain_b, MUXBPF_UNWIND_DWARF);
+}
+
+static void test_chain_clang(void **state)
+{
+	(void)state;
+	skip_unless_bpf();
+	check_run("chain_clang", 'a', &chain_a, MUXBPF_UNWIND_DWARF);
+	check_run("chain_clang", 'b', &chain_b, MUXBPF_UNWIND_DWARF);
+}
+
+/* auto mode must take the same CFI path when every mapping has CFI. */
+static void test_chain_clang_auto(void **state)
+{
+	(void)state;
+	skip_unless_bpf();
+	check_run("chain_clang", 'a', &chain_a, MUXBPF_UNWIND_AUTO);
 }
 
 static void test_gcc_nofp_dwarf(void **state)
@@ -268,6 +423,9 @@ int main(void)
 		cmocka_unit_test(test_clang_nofp_dwarf),
 		cmocka_unit_test(test_gcc_nofp_auto),
 		cmocka_unit_test(test_gcc_nofp_fp_fails),
+		cmocka_unit_test(test_chain_gcc),
+		cmocka_unit_test(test_chain_clang),
+		cmocka_unit_test(test_chain_clang_auto),
 	};
 
 	return cmocka_run_group_tests_name("unwind_bpf", tests, NULL, NULL);

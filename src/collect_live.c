@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Cost readings (BPF run-time statistics, muxbpf's CPU) and the map occupancy watch. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "collect_live.h"
+#include "log.h"
+#include "muxbpf.h"
+#include "muxbpf.skel.h"
+
+bool mapcount_supported(void)
+{
+	static int known = -1;
+	struct btf *vmlinux;
+
+	if (known >= 0)
+		return known;
+	vmlinux = btf__load_vmlinux_btf();
+	known = vmlinux && btf__find_by_name_kind(vmlinux, "bpf_map_sum_elem_count",
+						  BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return known;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void cost_read(struct profiler *p, struct mb_cost_reading *out)
+{
+	struct bpf_program *prog;
+
+	memset(out, 0, sizeof(*out));
+	out->valid = true;
+	out->self_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	out->t_ns = clock_ns(CLOCK_MONOTONIC);
+	if (!p)
+		return;
+	bpf_object__for_each_program(prog, profiler__skel(p)->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || out->nprogs == MB_COST_PROGS ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		snprintf(out->progs[out->nprogs].name, MB_COST_NAME, "%s",
+			 bpf_program__name(prog));
+		out->progs[out->nprogs].runs = info.run_cnt;
+		out->progs[out->nprogs].run_ns = info.run_time_ns;
+		out->nprogs++;
+	}
+}
+
+static bool is_ledger_prog(const char *name)
+{
+	static const char *const names[] = { "mb_sys_enter", "mb_sys_exit", "mb_sched_switch",
+					     "mb_sched_wakeup", "mb_hrtimer_entry",
+					     "mb_hrtimer_exit", "mb_softirq_entry",
+					     "mb_softirq_exit" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+void cost_delta(const struct mb_cost_reading *from, const struct mb_cost_reading *to,
+		struct mb_cost *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!from->valid || !to->valid)
+		return;
+	out->valid = true;
+	out->self_cpu_ns = to->self_cpu_ns - from->self_cpu_ns;
+	out->wall_ns = to->t_ns - from->t_ns;
+	for (int i = 0; i < to->nprogs; i++) {
+		const struct mb_prog_cost *b = &to->progs[i], *a = NULL;
+		uint64_t runs, ns;
+
+		for (int j = 0; j < from->nprogs && !a; j++)
+			if (!strcmp(from->progs[j].name, b->name))
+				a = &from->progs[j];
+		runs = b->runs - (a ? a->runs : 0);
+		ns = b->run_ns - (a ? a->run_ns : 0);
+		if (b->run_ns)
+			out->stats = true;
+		out->bpf_runs += runs;
+		out->bpf_ns += ns;
+		if (!strcmp(b->name, "mb_sample")) {
+			out->sampler_runs += runs;
+			out->sampler_ns += ns;
+		} else if (is_ledger_prog(b->name)) {
+			out->ledger_runs += runs;
+			out->ledger_ns += ns;
+		}
+	}
+}
+
+struct mapwatch {
+	struct profiler *p;
+	struct bpf_link *iter; /* bpf/mapcount.bpf.c, or NULL: walk the keys */
+	struct mb_maps_occ occ;
+	int fds[MB_MAX_WATCHED];
+	uint32_t key_size[MB_MAX_WATCHED];
+	uint64_t last_lost, last_full, last_ledger, last_exits;
+	void *batch; /* per-CPU values of the drop counters */
+	size_t batch_size;
+};
+
+struct mapwatch *mapwatch__new(struct profiler *p)
+{
+	struct muxbpf_bpf *skel = profiler__skel(p);
+	struct mapwatch *w = calloc(1, sizeof(*w));
+	struct bpf_map *map;
+
+	if (!w)
+		return NULL;
+	w->p = p;
+	bpf_object__for_each_map(map, skel->obj) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		struct mb_map_occ *o;
+		int fd = bpf_map__fd(map);
+
+		if (bpf_map__type(map) != BPF_MAP_TYPE_HASH || fd < 0 ||
+		    w->occ.n == MB_MAX_WATCHED || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		o = &w->occ.v[w->occ.n];
+		snprintf(o->name, sizeof(o->name), "%s", bpf_map__name(map));
+		o->id = info.id;
+		o->max_entries = info.max_entries;
+		w->fds[w->occ.n] = fd;
+		w->key_size[w->occ.n] = info.key_size;
+		w->occ.n++;
+	}
+	if (bpf_program__fd(skel->progs.mb_map_count) >= 0) {
+		w->iter = bpf_program__attach_iter(skel->progs.mb_map_count, NULL);
+		if (!w->iter)
+			pr_verbose("map occupancy by walking keys: cannot attach the map "
+				   "iterator: %s", strerror(errno));
+	}
+	w->occ.kernel_count = w->iter != NULL;
+	return w;
+}
+
+/* Count by the kernel's element counters: one iterator read for every map on the system. */
+static int count_by_iter(struct mapwatch *w)
+{
+	struct muxbpf_map_count rec;
+	int fd = bpf_iter_create(bpf_link__fd(w->iter));
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, &rec, sizeof(rec))) == sizeof(rec))
+		for (int i = 0; i < w->occ.n; i++)
+			if (w->occ.v[i].id == rec.id)
+				w->occ.v[i].elements = rec.elements;
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Without the kfunc: walk the keys (cost grows with the entries). */
+static int count_by_walk(struct mapwatch *w)
+{
+	char key[256], next[256];
+
+	for (int i = 0; i < w->occ.n; i++) {
+		int64_t n = 0;
+		void *prev = NULL;
+
+		if (w->key_size[i] > sizeof(key))
+			continue;
+		while (bpf_map_get_next_key(w->fds[i], prev, next) == 0) {
+			memcpy(key, next, w->key_size[i]);
+			prev = key;
+			n++;
+		}
+		w->occ.v[i].elements = n;
+	}
+	return 0;
+}
+
+/* Sum a per-CPU array of u64-structured values with one batch lookup.  Fills sums[nfields]
+ * with the field at each offset summed over every entry and CPU. */
+static int sum_percpu(struct mapwatch *w, struct bpf_map *map, const size_t *offs, int nfields,
+		      uint64_t *sums)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map);
+	uint32_t entries = bpf_map__max_entries(map), vsize = bpf_map__value_size(map);
+	size_t stride = (vsize + 7) / 8 * 8, need;
+	__u32 out_batch = 0, count = entries;
+	uint32_t *keys;
+	int err;
+
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	if (ncpu <= 0)
+		return -EINVAL;
+	need = (size_t)entries * ncpu * stride;
+	if (w->batch_size < need) {
+		void *g = realloc(w->batch, need);
+
+		if (!g)
+			return -ENOMEM;
+		w->batch = g;
+		w->batch_size = need;
+	}
+	keys = calloc(entries, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	err = bpf_map_lookup_batch(fd, NULL, &out_batch, keys, w->batch, &count, &bopts);
+	free(keys);
+	if (err && errno != ENOENT)
+		return -errno;
+	memset(sums, 0, nfields * sizeof(*sums));
+	for (uint32_t e = 0; e < count; e++)
+		for (int c = 0; c < ncpu; c++) {
+			const char *v = (const char *)w->batch + ((size_t)e * ncpu + c) * stride;
+
+			for (int f = 0; f < nfields; f++) {
+				uint64_t x;
+
+				memcpy(&x, v + offs[f], sizeof(x));
+				sums[f] += x;
+			}
+		}
+	return 0;
+}
+
+static void read_drops(struct mapwatch *w)
+{
+	struct muxbpf_bpf *skel = profiler__skel(w->p);
+	const size_t sample_offs[] = {
+		offsetof(struct muxbpf_phase_stats, dropped[MUXBPF_DROP_COUNTS_FULL]),
+		offsetof(struct muxbpf_phase_stats, dropped[MUXBPF_DROP_STACK_FULL]) };
+	const size_t lost_off[] = { 0 };
+	uint64_t s[2], l;
+
+	if (!sum_percpu(w, skel->maps.sample_stats, sample_offs, 2, s)) {
+		w->occ.samples_lost = s[0];
+		w->occ.stacks_full = s[1];
+	}
+	if (profiler__has_ledger(w->p) && !sum_percpu(w, skel->maps.ledger_lost, lost_off, 1, &l))
+		w->occ.ledger_lost = l;
+	w->occ.exits_lost = skel->bss->exits_lost;
+}
+
+int mapwatch__check(struct mapwatch *w)
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	int err = w->iter ? count_by_iter(w) : count_by_walk(w);
+
+	if (err)
+		return err;
+	read_drops(w);
+	for (int i = 0; i < w->occ.n; i++) {
+		struct mb_map_occ *o = &w->occ.v[i];
+
+		if (o->elements > o->peak)
+			o->peak = o->elements;
+		if (!o->warned && o->max_entries &&
+		    100.0 * o->elements / o->max_entries >= MB_MAP_WARN_PCT) {
+			o->warned = true;
+			pr_warn("BPF map %s is %.0f%% full (%" PRId64 " of %u entries): entries that "
+				"do not fit are dropped and counted (see --max-stacks, "
+				"--max-samples)", o->name, 100.0 * o->elements / o->max_entries,
+				o->elements, o->max_entries);
+		}
+	}
+	if (w->occ.samples_lost > w->last_lost)
+		pr_warn("the samples map is full: %" PRIu64 " samples lost so far (raise "
+			"--max-samples)", w->occ.samples_lost);
+	if (w->occ.stacks_full > w->last_full)
+		pr_warn("a stack map is full: %" PRIu64 " samples recorded without their stack so "
+			"far (raise --max-stacks)", w->occ.stacks_full);
+	if (w->occ.ledger_lost > w->last_ledger)
+		pr_warn("a ledger map is full: %" PRIu64 " ledger entries lost so far",
+			w->occ.ledger_lost);
+	if (w->occ.exits_lost > w->last_exits)
+		pr_warn("the exited-threads map is full: %" PRIu64 " thread exits lost so far",
+			w->occ.exits_lost);
+	w->last_lost = w->occ.samples_lost;
+	w->last_full = w->occ.stacks_full;
+	w->last_ledger = w->occ.ledger_lost;
+	w->last_exits = w->occ.exits_lost;
+	w->occ.checks++;
+	w->occ.check_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return 0;
+}
+
+const struct mb_maps_occ *mapwatch__occ(const struct mapwatch *w)
+{
+	return &w->occ;
+}
+
+const char *mapwatch__line(const struct mapwatch *w, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < w->occ.n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s=%" PRId64 "/%u", i ? " " : "",
+				w->occ.v[i].name, w->occ.v[i].elements, w->occ.v[i].max_entries);
+	if (len < size)
+		snprintf(buf + len, size - len, " lost=%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+			 w->occ.samples_lost, w->occ.stacks_full, w->occ.ledger_lost,
+			 w->occ.exits_lost);
+	return buf;
+}
+
+void mapwatch__free(struct mapwatch *w)
+{
+	if (!w)
+		return;
+	bpf_link__destroy(w->iter);
+	free(w->batch);
+	free(w);
+}
+
+int ledger_known_threads(struct profiler *p, const pid_t *tids, int n)
+{
+	int fd = bpf_map__fd(profiler__skel(p)->maps.thread_state), known = 0;
+	struct muxbpf_thread_state st;
+
+	for (int i = 0; i < n; i++) {
+		__u32 tid = tids[i];
+
+		known += bpf_map_lookup_elem(fd, &tid, &st) == 0;
+	}
+	return known;
+}

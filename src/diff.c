@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* muxbpf diff: compare two runs' report.json. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "diff.h"
+#include "flame.h"
+#include "log.h"
+#include "out.h"
+#include "out_folded.h"
+#include "out_svg.h"
+
+#define SIGMAS 3.0 /* a share moved beyond sampling noise: |change| > 3 standard errors */
+
+static const struct jv *phase_by_name(const struct jv *report, const char *name)
+{
+	const struct jv *ph = jv_get(report, "phases");
+
+	for (size_t i = 0; ph && ph->type == JV_ARR && i < ph->n; i++)
+		if (!strcmp(jv_str(jv_get(&ph->v[i], "name"), ""), name))
+			return &ph->v[i];
+	return NULL;
+}
+
+/* Relative run-to-run spread of a metric in a phase, or NAN when the report has none. */
+static double spread_of(const struct jv *phase, const char *metric)
+{
+	const struct jv *s = jv_get(jv_get(phase, "spread"), metric);
+
+	return s ? jv_num(jv_get(s, "spread"), NAN) : NAN;
+}
+
+struct metric {
+	const char *key, *label, *spread_key;
+	double scale; /* to the unit printed */
+	const char *fmt;
+};
+
+static const struct metric metrics[] = {
+	{ "oncpu_ns", "on-CPU ms", "oncpu_ns", 1e-6, "%10.2f" },
+	{ "usr_ns", "usr ms", "usr_ns", 1e-6, "%10.2f" },
+	{ "sys_ns", "sys ms", "sys_ns", 1e-6, "%10.2f" },
+	{ "cmd_per_s", "cmd/s", "cmd_per_s", 1, "%10.0f" },
+	{ "wall_s", "wall s", "wall_s", 1, "%10.3f" },
+};
+
+/* One metric line; returns 1 when the change is beyond the noise. */
+static int diff_metric(FILE *f, const char *phase, const struct metric *m, const struct jv *po,
+		       const struct jv *pn, bool *first)
+{
+	const struct jv *vo = jv_get(po, m->key), *vn = jv_get(pn, m->key);
+	double a, b, rel, noise;
+	char verdict[64], nbuf[32];
+	int beyond = 0;
+
+	if (!vo || !vn || vo->type != JV_NUM || vn->type != JV_NUM)
+		return 0;
+	a = vo->num;
+	b = vn->num;
+	rel = a != 0 ? (b - a) / a : (b != 0 ? INFINITY : 0);
+	noise = fmax(spread_of(po, m->spread_key), spread_of(pn, m->spread_key));
+	if (isnan(spread_of(po, m->spread_key)) && isnan(spread_of(pn, m->spread_key)))
+		noise = NAN;
+	if (isnan(noise)) {
+		snprintf(nbuf, sizeof(nbuf), "%8s", "?");
+		snprintf(verdict, sizeof(verdict), rel == 0 ? "same" : "no spread (--runs)");
+	} else {
+		snprintf(nbuf, sizeof(nbuf), "%7.1f%%", 100 * noise);
+		beyond = fabs(rel) > noise;
+		snprintf(verdict, sizeof(verdict), "%s",
+			 !beyond ? "within noise" : rel > 0 ? "UP, beyond noise"
+							    : "DOWN, beyond noise");
+	}
+	fprintf(f, "%-15s %-10s ", *first ? phase : "", m->label);
+	fprintf(f, m->fmt, a * m->scale);
+	fprintf(f, " ");
+	fprintf(f, m->fmt, b * m->scale);
+	if (isinf(rel))
+		fprintf(f, " %8s", "new");
+	else
+		fprintf(f, " %+7.1f%%", 100 * rel);
+	fprintf(f, " %s  %s\n", nbuf, verdict);
+	*first = false;
+	return beyond;
+}
+
+struct fn_delta {
+	const char *name;
+	double old_pct, new_pct, delta, sigma;
+};
+
+static int cmp_delta(const void *a, const void *b)
+{
+	const struct fn_delta *x = a, *y = b;
+	double dx = fabs(x->delta), dy = fabs(y->delta);
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static double rows_self(const struct jv *rows, const char *name)
+{
+	for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++)
+		if (!strcmp(jv_str(jv_get(&rows->v[i], "name"), ""), name))
+			return jv_num(jv_get(&rows->v[i], "self"), 0);
+	return 0;
+}
+
+/* The functions whose self share moved most; returns those beyond sampling noise. */
+static int diff_functions(FILE *f, const struct jv *po, const struct jv *pn, int top)
+{
+	const struct jv *fo = jv_get(po, "functions"), *fn = jv_get(pn, "functions");
+	const struct jv *ro = jv_get(fo, "rows"), *rn = jv_get(fn, "rows");
+	double no = jv_num(jv_get(fo, "samples"), 0), nn = jv_num(jv_get(fn, "samples"), 0);
+	size_t cap = (ro ? ro->n : 0) + (rn ? rn->n : 0), n = 0;
+	struct fn_delta *d;
+	int beyond = 0, shown = 0;
+
+	if (!no || !nn || !cap)
+		return 0;
+	d = calloc(cap, sizeof(*d));
+	if (!d)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		const struct jv *rows = side ? ro : rn;
+
+		for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++) {
+			const char *name = jv_str(jv_get(&rows->v[i], "name"), "");
+			double so, sn, p1, p2;
+
+			/* names of the new run first, then those only in the old one */
+			if (side && rows_self(rn, name) > 0)
+				continue;
+			so = rows_self(ro, name);
+			sn = rows_self(rn, name);
+			if (!so && !sn)
+				continue;
+			p1 = so / no;
+			p2 = sn / nn;
+			d[n].name = name;
+			d[n].old_pct = 100 * p1;
+			d[n].new_pct = 100 * p2;
+			d[n].delta = 100 * (p2 - p1);
+			d[n].sigma = 100 * sqrt(p1 * (1 - p1) / no + p2 * (1 - p2) / nn);
+			n++;
+		}
+	}
+	qsort(d, n, sizeof(*d), cmp_delta);
+	for (size_t i = 0; i < n; i++) {
+		bool b = fabs(d[i].delta) > SIGMAS * d[i].sigma && d[i].delta != 0;
+
+		beyond += b;
+		if (shown >= top || d[i].delta == 0)
+			continue;
+		if (!shown)
+			fprintf(f, "  self share, old -> new (%.0f -> %.0f samples; "
+				   "* = beyond %.0f sigma of sampling noise):\n", no, nn, SIGMAS);
+		fprintf(f, "  %+7.2f pts  %6.2f%% -> %6.2f%%  (sigma %.2f)%s %s\n", d[i].delta,
+			d[i].old_pct, d[i].new_pct, d[i].sigma, b ? " *" : "  ", d[i].name);
+		shown++;
+	}
+	free(d);
+	return beyond;
+}
+
+int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const struct diff_opts *o)
+{
+	const struct jv *phases = jv_get(new, "phases");
+	int beyond = 0;
+
+	for (int side = 0; side < 2; side++) {
+		const struct jv *r = side ? new : old;
+		double v = jv_num(jv_get(r, "schema_version"), -1);
+
+		if (strcmp(jv_str(jv_get(r, "tool"), ""), "muxbpf") || v < 1) {
+			pr_err("the %s input is not a muxbpf report.json", side ? "new" : "old");
+			return -EINVAL;
+		}
+		if (v > REPORT_JSON_SCHEMA_VERSION) {
+			pr_err("the %s input has schema_version %.0f; this muxbpf reads up to %d",
+			       side ? "new" : "old", v, REPORT_JSON_SCHEMA_VERSION);
+			return -EINVAL;
+		}
+	}
+	fprintf(f, "muxbpf diff: old %s (%s, %.0f run%s) -> new %s (%s, %.0f run%s)\n",
+		jv_str(jv_get(old, "target"), "?"), jv_str(jv_get(old, "netmux_version"), "?"),
+		jv_num(jv_get(old, "runs"), 1), jv_num(jv_get(old, "runs"), 1) == 1 ? "" : "s",
+		jv_str(jv_get(new, "target"), "?"), jv_str(jv_get(new, "netmux_version"), "?"),
+		jv_num(jv_get(new, "runs"), 1), jv_num(jv_get(new, "runs"), 1) == 1 ? "" : "s");
+	fprintf(f, "noise: the larger run-to-run spread (max - min) / median of the two inputs "
+		   "(needs --runs >= 2)\n\n");
+	fprintf(f, "%-15s %-10s %10s %10s %8s %8s  %s\n", "phase", "metric", "old", "new", "change",
+		"noise", "verdict");
+	for (size_t i = 0; phases && phases->type == JV_ARR && i < phases->n; i++) {
+		const struct jv *pn = &phases->v[i];
+		const char *name = jv_str(jv_get(pn, "name"), "?");
+		const struct jv *po = phase_by_name(old, name);
+		bool first = true;
+
+		if (!po) {
+			fprintf(f, "%-15s only in the new report\n", name);
+			continue;
+		}
+		for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++)
+			beyond += diff_metric(f, name, &metrics[m], po, pn, &first);
+		beyond += diff_functions(f, po, pn, o->top);
+	}
+	for (size_t i = 0; (phases = jv_get(old, "phases")) && i < phases->n; i++) {
+		const char *name = jv_str(jv_get(&phases->v[i], "name"), "?");
+
+		if (!phase_by_name(new, name))
+			fprintf(f, "%-15s only in the old report\n", name);
+	}
+	if (beyond)
+		fprintf(f, "\n%d change%s beyond noise\n", beyond, beyond == 1 ? "" : "s");
+	else
+		fprintf(f, "\nno change beyond noise\n");
+	return beyond;
+}
+
+/* path, or path/report.json when path is a directory; dir gets the directory. */
+static void input_paths(const char *arg, char *json, char *dir, size_t size)
+{
+	struct stat st;
+
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(json, size, "%s/report.json", arg);
+		snprintf(dir, size, "%s", arg);
+		return;
+	}
+	snprintf(json, size, "%s", arg);
+	snprintf(dir, size, "%s", arg);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = 0;
+	else
+		snprintf(dir, size, ".");
+}
+
+/* PHASE.diff.svg for every phase with folded stacks on both sides. */
+static int diff_flames(const struct jv *new, const char *dir_old, const char *dir_new,
+		       const char *out_dir)
+{
+	const struct jv *phases = jv_get(new, "phases");
+	int written = 0;
+
+	for (size_t i = 0; phases && i < phases->n; i++) {
+		const char *name = jv_str(jv_get(&phases->v[i], "name"), "?");
+		char po[PATH_MAX + 128], pn[PATH_MAX + 128], out[PATH_MAX + 128];
+		char err[PATH_MAX + 256], title[256], sub[512];
+		struct folded fo, fn;
+		struct flame t;
+		struct svg_opts so = { .title = title, .subtitle = sub, .unit = "samples",
+				       .diff = true };
+		FILE *f;
+		int rc;
+
+		snprintf(po, sizeof(po), "%s/%s.folded", dir_old, name);
+		snprintf(pn, sizeof(pn), "%s/%s.folded", dir_new, name);
+		if (folded_read(po, &fo, err, sizeof(err))) {
+			pr_warn("no differential flame graph for %s: %s", name, err);
+			continue;
+		}
+		if (folded_read(pn, &fn, err, sizeof(err))) {
+			pr_warn("no differential flame graph for %s: %s", name, err);
+			folded_free(&fo);
+			continue;
+		}
+		snprintf(title, sizeof(title), "%s: differential flame graph", name);
+		snprintf(sub, sizeof(sub),
+			 "widths: new (%llu samples); colour: share change vs old (%llu samples), "
+			 "red grew, blue shrank", (unsigned long long)fn.total,
+			 (unsigned long long)fo.total);
+		rc = flame_init(&t, "all");
+		if (!rc)
+			rc = folded_to_flame(&fn, &t, false);
+		if (!rc)
+			rc = folded_to_flame(&fo, &t, true);
+		folded_free(&fo);
+		folded_free(&fn);
+		if (rc) {
+			flame_free(&t);
+			return rc;
+		}
+		flame_layout(&t);
+		snprintf(out, sizeof(out), "%s/%s.diff.svg", out_dir, name);
+		f = fopen(out, "w");
+		if (!f) {
+			rc = -errno;
+			pr_err("failed to create %s: %s", out, strerror(errno));
+			flame_free(&t);
+			return rc;
+		}
+		rc = svg_write(f, &t, &so);
+		if (fclose(f) && !rc)
+			rc = -EIO;
+		flame_free(&t);
+		if (rc) {
+			pr_err("failed to write %s: %s", out, strerror(-rc));
+			return rc;
+		}
+		written++;
+	}
+	return written;
+}
+
+static const char diff_usage[] =
+	"usage: muxbpf diff OLD NEW [--out DIR] [--top N] [-q]\n"
+	"Compare two runs: OLD and NEW are report.json files or the --out directories holding\n"
+	"them.  Exit status 0: no change beyond noise, 1: changes, 2: error.\n"
+	"  --out DIR   write diff.txt and PHASE.diff.svg (differential flame graphs from the\n"
+	"              PHASE.folded files next to the reports)\n"
+	"  --top N     functions listed per phase (default 10)\n"
+	"  -q, --quiet no summary of the files written\n";
+
+int diff_main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "out", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },     { "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct diff_opts o = { .top = 10 };
+	char jo[PATH_MAX], jn[PATH_MAX], dold[PATH_MAX], dnew[PATH_MAX], err[512];
+	struct jv *old = NULL, *new = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 't':
+			o.top = (int)strtol(optarg, &end, 10);
+			if (*end || o.top < 1) {
+				pr_err("invalid --top '%s' (expected a whole number from 1)",
+				       optarg);
+				return 2;
+			}
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(diff_usage, stdout);
+			return 0;
+		default:
+			pr_err("diff: bad option '%s' (see muxbpf diff --help)", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		pr_err("diff: expected two inputs, OLD and NEW (see muxbpf diff --help)");
+		return 2;
+	}
+	input_paths(argv[optind], jo, dold, sizeof(jo));
+	input_paths(argv[optind + 1], jn, dnew, sizeof(jn));
+	old = json_parse_file(jo, err, sizeof(err));
+	if (!old) {
+		pr_err("failed to read %s: %s", jo, err);
+		return 2;
+	}
+	new = json_parse_file(jn, err, sizeof(err));
+	if (!new) {
+		pr_err("failed to read %s: %s", jn, err);
+		jv_free(old);
+		return 2;
+	}
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		jv_free(old);
+		jv_free(new);
+		return 2;
+	}
+	rc = diff_reports(mem, old, new, &o);
+	fclose(mem);
+	if (rc >= 0)
+		fwrite(text, 1, len, stdout);
+	if (rc >= 0 && o.out_dir) {
+		char path[PATH_MAX + 16];
+		FILE *f;
+		int n;
+
+		if (out_mkdir_p(o.out_dir)) {
+			pr_err("failed to create %s: %s", o.out_dir, strerror(errno));
+			rc = -EIO;
+			goto out_free;
+		}
+		snprintf(path, sizeof(path), "%s/diff.txt", o.out_dir);
+		f = fopen(path, "w");
+		if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+			pr_err("failed to write %s: %s", path, strerror(errno));
+			rc = -EIO;
+			goto out_free;
+		}
+		n = diff_flames(new, dold, dnew, o.out_dir);
+		if (n < 0) {
+			rc = n;
+			goto out_free;
+		}
+		if (!o.quiet)
+			fprintf(stderr,
+				"muxbpf: diff.txt and %d differential flame graph%s in %s\n", n,
+				n == 1 ? "" : "s", o.out_dir);
+	}
+out_free:
+	free(text);
+	jv_free(old);
+	jv_free(new);
+	return rc < 0 ? 2 : rc > 0 ? 1 : 0;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --out DIR: write every artifact, each through a temporary file renamed into place. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "flame.h"
+#include "log.h"
+#include "out.h"
+#include "out_folded.h"
+#include "out_svg.h"
+#include "phases.h"
+#include "progress.h"
+#include "runs.h"
+
+int out_mkdir_p(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (!len || len >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, len + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static const struct report_phase *report_phase_of(const struct report *r, unsigned int id)
+{
+	for (int i = 0; i < r->nphases; i++)
+		if (r->phases[i].id == id)
+			return &r->phases[i];
+	return NULL;
+}
+
+int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p)
+{
+	const struct report_phase *rp = report_phase_of(r, p->id);
+	char title[512], sub[512];
+	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
+			      .unit_ns = sprof_period_ns(sp) };
+	char runs[32] = "";
+	struct flame t;
+	int err;
+
+	err = flame_from_phase(&t, sp, p, true);
+	if (err)
+		return err;
+
+	if (sp->nruns > 1)
+		snprintf(runs, sizeof(runs), ", %d runs merged", sp->nruns);
+	snprintf(title, sizeof(title), "%s: %s%s", phase_name(p->id),
+		 r->version && *r->version ? r->version : "netmux", runs);
+	snprintf(sub, sizeof(sub),
+		 "%llu user samples at %d Hz%s + %.2f ms kernel time (exact, ledger) as "
+		 "[sys] frames = %.1f sample-equivalents; on-CPU %.2f ms, wall %.3f s",
+		 (unsigned long long)p->samples, sp->freq,
+		 sp->nruns > 1 ? " (all runs)" : "", p->sys_cpu_ns / 1e6,
+		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
+		 rp && rp->measured ? rp->wall_s : 0);
+	err = svg_write(f, &t, &o);
+	flame_free(&t);
+	return err;
+}
+
+struct out_ctx {
+	const char *dir;
+	int files;
+	uint64_t bytes;
+	int err;
+};
+
+typedef int (*write_fn)(FILE *f, const void *a, const void *b, const void *c);
+
+/* dir/name through dir/.name.tmp; the first failure is reported and kept in ctx->err. */
+static void write_file(struct out_ctx *ctx, const char *name, write_fn fn, const void *a,
+		       const void *b, const void *c)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int err;
+
+	if (ctx->err)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", ctx->dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", ctx->dir, name);
+	f = fopen(tmp, "w");
+	if (!f) {
+		ctx->err = -errno;
+		pr_err("failed to create %s: %s", tmp, strerror(errno));
+		return;
+	}
+	err = fn(f, a, b, c);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		pr_err("failed to write %s: %s", path, strerror(-err));
+		ctx->err = err;
+		return;
+	}
+	if (!stat(path, &st))
+		ctx->bytes += st.st_size;
+	ctx->files++;
+	pr_verbose("wrote %s", path);
+}
+
+static int w_text(FILE *f, const void *text, const void *len, const void *unused)
+{
+	(void)unused;
+	return fwrite(text, 1, *(const size_t *)len, f) == *(const size_t *)len ? 0 : -EIO;
+}
+
+static int w_json(FILE *f, const void *r, const void *rs, const void *unused)
+{
+	(void)unused;
+	return report_json_write(f, r, rs);
+}
+
+static int w_folded(FILE *f, const void *sp, const void *p, const void *unused)
+{
+	(void)unused;
+	return folded_write(f, sp, p);
+}
+
+static int w_svg(FILE *f, const void *r, const void *sp, const void *p)
+{
+	return phase_svg_write(f, r, sp, p);
+}
+
+static int w_speedscope(FILE *f, const void *r, const void *sp, const void *unused)
+{
+	(void)unused;
+	return speedscope_write(f, r, sp);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
+	      const struct sprof *sp, const char *text, size_t len)
+{
+	struct out_ctx ctx = { .dir = dir };
+	double t0 = now_ms();
+	char name[64];
+	int err;
+
+	err = out_mkdir_p(dir);
+	if (err) {
+		pr_err("failed to create %s: %s", dir, strerror(-err));
+		return err;
+	}
+	write_file(&ctx, "report.txt", w_text, text, &len, NULL);
+	write_file(&ctx, "report.json", w_json, r, rs, NULL);
+	if (!sp || !r->profiled)
+		goto out_done;
+	for (int i = 0; i < r->nphases; i++) {
+		unsigned int id = r->phases[i].id;
+
+		if (id >= MUXBPF_MAX_PHASES || !sp->has[id])
+			continue;
+		snprintf(name, sizeof(name), "%s.folded", phase_name(id));
+		write_file(&ctx, name, w_folded, sp, &sp->phases[id], NULL);
+		snprintf(name, sizeof(name), "%s.svg", phase_name(id));
+		write_file(&ctx, name, w_svg, r, sp, &sp->phases[id]);
+	}
+	write_file(&ctx, "speedscope.json", w_speedscope, r, sp, NULL);
+	if (!ctx.err) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
+		ctx.err = pprof_write(path, r, sp);
+		if (!ctx.err && !stat(path, &st)) {
+			ctx.bytes += st.st_size;
+			ctx.files++;
+		}
+	}
+out_done:
+	if (!ctx.err)
+		pr_verbose("artifacts: %d files, %.1f KiB in %s, written in %.1f ms", ctx.files,
+			   ctx.bytes / 1024.0, dir, now_ms() - t0);
+	return ctx.err;
+}
+
+int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs,
+	       const struct sprof *sp)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	double t0 = now_ms();
+	int err = 0;
+
+	progress_clear();
+	if (!mem) {
+		/* the report still gets out; only the artifacts need the copy */
+		report_print(stdout, r);
+		if (rs)
+			runs_print(stdout, rs);
+		return o->out_dir ? -ENOMEM : 0;
+	}
+	report_print(mem, r);
+	if (rs)
+		runs_print(mem, rs);
+	fclose(mem);
+	fwrite(text, 1, len, stdout);
+	fflush(stdout);
+	if (o->out_dir) {
+		err = out_write(o->out_dir, r, rs, sp, text, len);
+		if (!err && !o->quiet)
+			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms\n", o->out_dir,
+				now_ms() - t0);
+	}
+	free(text);
+	return err;
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report.json: every number of the report, per phase (doc/report.schema.json describes it).
+ * Raw counters are written as integers in their own unit (ns, samples, calls); the rates and
+ * shares the terminal shows are written as well, so that a reader never recomputes them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "json.h"
+#include "ledger.h"
+#include "out.h"
+#include "phases.h"
+#include "runs.h"
+
+static const char *const unwind_modes[] = { "fp", "dwarf", "auto" };
+
+static const char *const walk_names[MUXBPF_WALK_END__COUNT] = {
+	[MUXBPF_WALK_OUTERMOST] = "outermost", [MUXBPF_WALK_ZERO_END] = "zero_end",
+	[MUXBPF_WALK_NO_PROC] = "no_proc", [MUXBPF_WALK_NO_TABLE] = "no_table",
+	[MUXBPF_WALK_NO_ROW] = "no_row", [MUXBPF_WALK_UNSUPPORTED] = "unsupported",
+	[MUXBPF_WALK_READ_FAULT] = "read_fault", [MUXBPF_WALK_BAD_FRAME] = "bad_frame",
+	[MUXBPF_WALK_DEPTH] = "depth",
+};
+
+static const char *const drop_names[MUXBPF_DROP__COUNT] = {
+	[MUXBPF_DROP_STACK_FAILED] = "stack_failed", [MUXBPF_DROP_COUNTS_FULL] = "counts_full",
+	[MUXBPF_DROP_PHASE_RANGE] = "phase_range", [MUXBPF_DROP_STACK_FULL] = "stack_full",
+};
+
+/* A stable key for an enum value, "NAME_N" for a value added to the enum after this table. */
+static const char *key_of(const char *const *names, int i, const char *prefix)
+{
+	static char buf[8][32];
+	static int next;
+	char *b;
+
+	if (names[i])
+		return names[i];
+	b = buf[next++ % 8];
+	snprintf(b, sizeof(buf[0]), "%s_%d", prefix, i);
+	return b;
+}
+
+static const char *const lmap_names[MUXBPF_LMAP__COUNT] = {
+	[MUXBPF_LMAP_THREAD_STATE] = "thread_state", [MUXBPF_LMAP_SYSCALLS] = "syscalls",
+	[MUXBPF_LMAP_SITES] = "sites", [MUXBPF_LMAP_WAKEUPS] = "wakeups",
+	[MUXBPF_LMAP_THREADS] = "threads",
+};
+
+static const char *const unnamed_keys[MB_UNNAMED__COUNT] = {
+	[MB_NAMED] = "named", [MB_UNNAMED_NO_MAPPING] = "no_mapping", [MB_UNNAMED_ANON] = "anon",
+	[MB_UNNAMED_NO_FILE] = "no_file", [MB_UNNAMED_NO_SYMBOL] = "no_symbol",
+	[MB_UNNAMED_STRIPPED] = "stripped",
+};
+
+static void write_unwind(struct jw *w, const struct report *r)
+{
+	const struct mb_unwind_summary *u = r->unwind;
+
+	jw_key(w, "unwind");
+	if (!r->profiled || !u || !u->valid || u->mode < 0 || u->mode > MUXBPF_UNWIND_AUTO) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_kstr(w, "mode", unwind_modes[u->mode]);
+	jw_ku64(w, "tables", u->tables);
+	jw_ku64(w, "loaded", u->loaded);
+	jw_ku64(w, "procs", u->procs);
+	jw_ku64(w, "no_cfi", u->no_cfi);
+	jw_ku64(w, "full", u->full);
+	jw_ku64(w, "rows", u->rows);
+	jw_ku64(w, "infos", u->infos);
+	jw_ku64(w, "bytes", u->bytes);
+	jw_ku64(w, "rows_cap", u->rows_cap);
+	jw_ku64(w, "infos_cap", u->infos_cap);
+	jw_knum(w, "build_ms", u->build_ms);
+	jw_knum(w, "build_max_ms", u->build_max_ms);
+	jw_ku64(w, "sampler_runs", u->sampler_runs);
+	jw_ku64(w, "sampler_run_ns", u->sampler_run_ns);
+	jw_key(w, "sampler_ns_per_sample");
+	if (u->sampler_runs)
+		jw_num(w, (double)u->sampler_run_ns / u->sampler_runs);
+	else
+		jw_null(w);
+	jw_obj_end(w);
+}
+
+static void write_sampler(struct jw *w, const struct muxbpf_phase_stats *st)
+{
+	jw_key(w, "sampler");
+	jw_obj(w);
+	jw_ku64(w, "taken", st->taken);
+	jw_ku64(w, "recorded", st->recorded);
+	jw_key(w, "dropped");
+	jw_obj(w);
+	for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
+		jw_ku64(w, key_of(drop_names, d, "drop"), st->dropped[d]);
+	jw_obj_end(w);
+	jw_ku64(w, "walks", st->walks);
+	jw_ku64(w, "frames", st->frames);
+	jw_ku64(w, "fp_frames", st->fp_frames);
+	jw_key(w, "walk_end");
+	jw_obj(w);
+	for (int e = 0; e < MUXBPF_WALK_END__COUNT; e++)
+		jw_ku64(w, key_of(walk_names, e, "walk_end"), st->walk_end[e]);
+	jw_obj_end(w);
+	jw_obj_end(w);
+}
+
+static void write_rows(struct jw *w, const struct fold_view *v, uint64_t samples)
+{
+	jw_arr(w);
+	for (size_t i = 0; i < v->n; i++) {
+		jw_obj(w);
+		jw_kstr(w, "name", v->rows[i].name);
+		jw_ku64(w, "self", v->rows[i].self);
+		jw_ku64(w, "total", v->rows[i].total);
+		jw_knum(w, "self_pct", samples ? 100.0 * v->rows[i].self / samples : 0);
+		jw_knum(w, "total_pct", samples ? 100.0 * v->rows[i].total / samples : 0);
+		jw_kbool(w, "unnamed", v->rows[i].unnamed);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+/* Leaf samples per DSO: named, with a source line, and why not. */
+static void write_leaf_dsos(struct jw *w, const char *key, const struct fold_table *t)
+{
+	jw_key(w, key);
+	jw_arr(w);
+	for (size_t i = 0; i < t->ndsos; i++) {
+		const struct fold_dso *d = &t->dsos[i];
+
+		jw_obj(w);
+		jw_kstr(w, "dso", d->dso);
+		jw_kstr(w, "build_id", d->info && d->info->build_id && *d->info->build_id
+					       ? d->info->build_id : NULL);
+		jw_kstr(w, "symbols", d->info ? d->info->symbols : NULL);
+		jw_kbool(w, "dwarf", d->info && d->info->dwarf);
+		jw_ku64(w, "samples", d->samples);
+		jw_ku64(w, "named", d->named);
+		jw_ku64(w, "with_line", d->with_line);
+		jw_key(w, "unnamed_why");
+		jw_obj(w);
+		for (int k = 1; k < MB_UNNAMED__COUNT; k++)
+			jw_ku64(w, key_of(unnamed_keys, k, "unnamed"), d->why[k]);
+		jw_obj_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+}
+
+/* The function table (rows: the function view) and the other views the run folded. */
+static void write_functions(struct jw *w, const struct fold_table *t)
+{
+	jw_key(w, "functions");
+	jw_obj(w);
+	jw_ku64(w, "samples", t->samples);
+	jw_ku64(w, "unnamed", t->unnamed);
+	jw_ku64(w, "with_line", t->with_line);
+	jw_ku64(w, "no_stack", t->no_stack);
+	jw_key(w, "unnamed_why");
+	jw_obj(w);
+	for (int i = 1; i < MB_UNNAMED__COUNT; i++)
+		jw_ku64(w, key_of(unnamed_keys, i, "unnamed"), t->unnamed_why[i]);
+	jw_obj_end(w);
+	jw_key(w, "rows");
+	write_rows(w, &t->by[FOLD_BY_FUNCTION], t->samples);
+	jw_key(w, "views");
+	jw_obj(w);
+	for (int by = 0; by < FOLD_BY__COUNT; by++) {
+		if (by == FOLD_BY_FUNCTION || !t->by[by].n)
+			continue;
+		jw_key(w, fold_by_name(by));
+		write_rows(w, &t->by[by], t->samples);
+	}
+	jw_obj_end(w);
+	write_leaf_dsos(w, "leaf_dsos", t);
+	jw_obj_end(w);
+}
+
+static void write_wake(struct jw *w, const struct ledger_wake_row *k)
+{
+	jw_obj(w);
+	jw_kstr(w, "kind", waker_name(k->kind));
+	if (k->kind == MUXBPF_WAKER_TASK) {
+		char comm[MUXBPF_COMM_LEN + 1];
+
+		memcpy(comm, k->comm, MUXBPF_COMM_LEN);
+		comm[MUXBPF_COMM_LEN] = 0;
+		jw_kstr(w, "comm", comm);
+		jw_ku64(w, "pid", k->pid);
+	} else if (k->kind == MUXBPF_WAKER_SOFTIRQ) {
+		jw_kstr(w, "softirq", softirq_name(k->detail));
+	}
+	jw_ku64(w, "count", k->count);
+	jw_obj_end(w);
+}
+
+static void write_ledger(struct jw *w, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	jw_key(w, "ledger");
+	if (!p->has_ledger) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_ku64(w, "wall_ns", l->wall_ns);
+	jw_ku64(w, "threads", l->threads);
+	jw_ku64(w, "thread_wall_ns", l->thread_wall_ns);
+	jw_ku64(w, "oncpu_ns", l->oncpu_ns);
+	jw_ku64(w, "user_ns", l->user_ns);
+	jw_ku64(w, "sys_cpu_ns", l->sys_cpu_ns);
+	jw_ku64(w, "site_cpu_ns", l->site_cpu_ns);
+	jw_ku64(w, "sys_wall_ns", l->sys_wall_ns);
+	jw_ku64(w, "sys_off_ns", l->sys_off_ns);
+	jw_ku64(w, "preempt_user_ns", l->preempt_user_ns);
+	jw_ki64(w, "switch_path_ns", l->switch_path_ns);
+	jw_ki64(w, "leftover_ns", l->leftover_ns);
+	jw_knum(w, "leftover_pct",
+		l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0);
+	jw_ku64(w, "off_cpu_ns", l->sys_off_ns + l->preempt_user_ns);
+	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
+	jw_ku64(w, "sys_count", l->sys_count);
+	jw_ku64(w, "sys_inexact", l->sys_inexact);
+	jw_ku64(w, "nvcsw", l->nvcsw);
+	jw_ku64(w, "nivcsw", l->nivcsw);
+	jw_ku64(w, "min_flt", l->min_flt);
+	jw_ku64(w, "maj_flt", l->maj_flt);
+	jw_ku64(w, "wakeups", l->wakeups);
+	jw_knum(w, "wakeups_per_s", l->wall_ns ? l->wakeups / (l->wall_ns / 1e9) : 0);
+	jw_key(w, "oncpu_us_per_wakeup");
+	if (l->wakeups)
+		jw_num(w, l->oncpu_ns / 1e3 / l->wakeups);
+	else
+		jw_null(w);
+	jw_ku64(w, "lost", l->lost);
+	jw_key(w, "lost_by");
+	jw_obj(w);
+	for (int m = 0; m < MUXBPF_LMAP__COUNT; m++)
+		jw_ku64(w, key_of(lmap_names, m, "map"), l->lost_by[m]);
+	jw_obj_end(w);
+	jw_key(w, "syscalls");
+	jw_arr(w);
+	for (size_t i = 0; i < l->nsys; i++) {
+		const struct ledger_sys_row *y = &l->sys[i];
+
+		jw_obj(w);
+		jw_kstr(w, "name", syscall_name(y->nr));
+		jw_ku64(w, "nr", y->nr);
+		jw_ku64(w, "count", y->count);
+		jw_ku64(w, "cpu_ns", y->cpu_ns);
+		jw_ku64(w, "wall_ns", y->wall_ns);
+		jw_ku64(w, "inexact", y->inexact);
+		jw_knum(w, "us_per_call", y->count ? y->wall_ns / 1e3 / y->count : 0);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "sites");
+	jw_arr(w);
+	for (size_t i = 0; i < l->nsites; i++) {
+		const struct ledger_site_row *y = &l->sites[i];
+
+		jw_obj(w);
+		jw_kstr(w, "syscall", syscall_name(y->nr));
+		jw_ku64(w, "nr", y->nr);
+		jw_kstr(w, "call_site", p->site_labels ? p->site_labels[i] : NULL);
+		jw_ku64(w, "count", y->count);
+		jw_ku64(w, "cpu_ns", y->cpu_ns);
+		jw_ku64(w, "wall_ns", y->wall_ns);
+		jw_knum(w, "cpu_pct", l->sys_cpu_ns ? 100.0 * y->cpu_ns / l->sys_cpu_ns : 0);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "wakers");
+	jw_arr(w);
+	for (size_t i = 0; i < l->nwakes; i++)
+		write_wake(w, &l->wakes[i]);
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void write_stat(struct jw *w, const char *key, const struct run_stat *s)
+{
+	jw_key(w, key);
+	jw_obj(w);
+	jw_knum(w, "min", s->min);
+	jw_knum(w, "median", s->median);
+	jw_knum(w, "max", s->max);
+	jw_knum(w, "spread", s->spread);
+	jw_obj_end(w);
+}
+
+static void write_spread(struct jw *w, const struct runs_phase *rp)
+{
+	jw_key(w, "spread");
+	if (!rp) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_ku64(w, "runs", rp->n);
+	write_stat(w, "oncpu_ns", &rp->oncpu);
+	write_stat(w, "wall_s", &rp->wall);
+	write_stat(w, "usr_ns", &rp->usr);
+	write_stat(w, "sys_ns", &rp->sys);
+	write_stat(w, "cmd_per_s", &rp->cmd_rate);
+	jw_key(w, "per_run");
+	jw_arr(w);
+	for (int i = 0; i < rp->n; i++) {
+		jw_obj(w);
+		jw_knum(w, "oncpu_ns", rp->oncpu_ns[i]);
+		jw_knum(w, "wall_s", rp->wall_s[i]);
+		jw_knum(w, "usr_ns", rp->usr_ns[i]);
+		jw_knum(w, "sys_ns", rp->sys_ns[i]);
+		jw_knum(w, "commands", rp->commands[i]);
+		jw_knum(w, "cmd_per_s", rp->rate[i]);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+static void write_phase(struct jw *w, const struct report *r, const struct report_phase *p,
+			const struct runs_summary *rs)
+{
+	bool split = p->has_ledger || !r->ledger;
+
+	jw_obj(w);
+	jw_kstr(w, "name", phase_name(p->id));
+	jw_ku64(w, "id", p->id);
+	jw_kbool(w, "measured", p->measured);
+	jw_kbool(w, "ok", p->ok);
+	jw_kbool(w, "partial", p->partial);
+	jw_kstr(w, "error", p->error);
+	jw_key(w, "wall_s");
+	if (p->measured)
+		jw_num(w, p->wall_s);
+	else
+		jw_null(w);
+	jw_ku64(w, "commands", p->commands);
+	jw_key(w, "cmd_per_s");
+	if (p->measured && p->commands)
+		jw_num(w, p->wall_s > 0 ? p->commands / p->wall_s : 0);
+	else
+		jw_null(w);
+	jw_ku64(w, "oncpu_ns", p->oncpu_ns);
+	jw_ku64(w, "schedstat_ns", p->schedstat_ns);
+	/* usr/sys as the table shows them: the ledger's exact split, else /proc ticks */
+	jw_kstr(w, "usr_sys_source", p->has_ledger ? "ledger" : split ? "proc" : "none");
+	jw_key(w, "usr_ns");
+	if (split)
+		jw_u64(w, p->has_ledger ? p->ledger.user_ns : p->usr_ns);
+	else
+		jw_null(w);
+	jw_key(w, "sys_ns");
+	if (split)
+		jw_u64(w, p->has_ledger ? p->ledger.sys_cpu_ns : p->sys_ns);
+	else
+		jw_null(w);
+	jw_ku64(w, "proc_usr_ns", p->proc_usr_ns);
+	jw_ku64(w, "proc_sys_ns", p->proc_sys_ns);
+	jw_key(w, "oncpu_vs_schedstat_pct");
+	if (p->schedstat_ns)
+		jw_num(w, 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns);
+	else
+		jw_null(w);
+	jw_ku64(w, "samples", p->stats.recorded);
+	jw_ku64(w, "other_pid_samples", p->other_pid_samples);
+	write_sampler(w, &p->stats);
+	write_functions(w, &p->fold);
+	write_ledger(w, p);
+	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
+	jw_obj_end(w);
+}
+
+static double max_check_diff(const struct report *r)
+{
+	double worst = 0;
+
+	for (int i = 0; i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+		double d;
+
+		if (!p->measured || !p->schedstat_ns)
+			continue;
+		d = 100.0 * ((double)p->oncpu_ns - (double)p->schedstat_ns) / p->schedstat_ns;
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+	}
+	return worst;
+}
+
+int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs)
+{
+	struct jw w;
+
+	jw_init(&w, f, true);
+	jw_obj(&w);
+	jw_ku64(&w, "schema_version", REPORT_JSON_SCHEMA_VERSION);
+	jw_kstr(&w, "tool", "muxbpf");
+	jw_kstr(&w, "muxbpf_version", MUXBPF_VERSION_STRING);
+	jw_kstr(&w, "target", r->target);
+	jw_kstr(&w, "netmux_version", r->version && *r->version ? r->version : NULL);
+	jw_ki64(&w, "pid", r->pid);
+	jw_ki64(&w, "port", r->port);
+	jw_knum(&w, "scale", r->scale);
+	jw_ki64(&w, "freq_hz", r->freq);
+	jw_ki64(&w, "top", r->top);
+	jw_kbool(&w, "profiled", r->profiled);
+	jw_kbool(&w, "ledger", r->ledger);
+	jw_ki64(&w, "runs", rs ? rs->nruns : 1);
+	jw_ku64(&w, "site_every", r->site_every);
+	jw_key(&w, "max_drop_pct");
+	if (r->max_drop_pct >= 0)
+		jw_num(&w, r->max_drop_pct);
+	else
+		jw_null(&w);
+	jw_knum(&w, "min_pct", r->min_pct);
+	jw_key(&w, "views");
+	jw_arr(&w);
+	for (int by = 0; by < FOLD_BY__COUNT; by++)
+		if (r->by & FOLD_VIEW(by))
+			jw_str(&w, fold_by_name(by));
+	jw_arr_end(&w);
+	jw_kstr(&w, "stopped", r->stopped && *r->stopped ? r->stopped : NULL);
+	jw_ku64(&w, "exits_lost", r->exits_lost);
+	write_unwind(&w, r);
+	jw_knum(&w, "oncpu_check_max_diff_pct", max_check_diff(r));
+	write_leaf_dsos(&w, "symbols", &r->symbols);
+	jw_key(&w, "phases");
+	jw_arr(&w);
+	for (int i = 0; i < r->nphases; i++)
+		write_phase(&w, r, &r->phases[i], rs);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}

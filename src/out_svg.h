@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Self-contained interactive flame graphs (SVG with inline CSS and JavaScript, no external
+ * resource): hover shows a frame's details, click zooms, Ctrl-F or "Search" highlights frames
+ * by regular expression and shows the matched share.  A URL fragment drives the same actions
+ * (#click=f12, #search=REGEX), so a headless browser can test them.
+ */
+#ifndef MUXBPF_OUT_SVG_H
+#define MUXBPF_OUT_SVG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "flame.h"
+
+struct svg_opts {
+	const char *title;
+	const char *subtitle;  /* one line under the title, may be NULL */
+	const char *unit;      /* what a node's value counts: "samples" */
+	double unit_ns;        /* ns one unit stands for (0: no time estimate in the details) */
+	bool diff;             /* differential: colour by share in value vs share in base */
+	int width;             /* pixels (0: 1200) */
+};
+
+/* Write t (laid out by flame_layout) as an SVG document.  0 or -EIO. */
+int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o);
+
+#endif /* MUXBPF_OUT_SVG_H */

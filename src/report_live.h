@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The report's sections on the profiler itself: its cost per phase, and for live sessions how
+ * the target was attached, what ended the run, muxbpf's CPU and memory, the maps' occupancy. */
+#ifndef MUXBPF_REPORT_LIVE_H
+#define MUXBPF_REPORT_LIVE_H
+
+#include <stdio.h>
+#include "report.h"
+
+void report_print_live(FILE *f, const struct report *r);
+void report_print_cost(FILE *f, const struct report *r);
+
+#endif /* MUXBPF_REPORT_LIVE_H */

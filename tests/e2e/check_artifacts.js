@@ -1,0 +1,100 @@
+// Checks on a muxbpf --out directory, for tests/e2e/artifacts.sh (node, no packages):
+//   node check_artifacts.js folded DIR        every PHASE.folded against report.json's tables
+//   node check_artifacts.js totals DIR        "SAMPLES CPU_MS": what pprof must total
+//   node check_artifacts.js phase DIR NAME    "SAMPLES": one phase's folded samples
+//   node check_artifacts.js spread DIR N      every phase carries the spread of N runs
+//   node check_artifacts.js pick SVG          a frame id to click: depth >= 2, 5%..90% wide
+//   node check_artifacts.js zoomed DOM ID     the dumped DOM shows ID zoomed to full width
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const [cmd, a, b] = process.argv.slice(2);
+const die = (msg) => { console.error('FAIL: ' + msg); process.exit(1); };
+const report = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+
+function foldedCounts(file) {
+	const self = new Map(), total = new Map();
+	let sum = 0;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		if (!line) continue;
+		const sp = line.lastIndexOf(' ');
+		const n = Number(line.slice(sp + 1)), frames = line.slice(0, sp).split(';');
+		if (!Number.isInteger(n) || sp < 1) die(`${file}: bad line '${line}'`);
+		sum += n;
+		const leaf = frames[frames.length - 1];
+		self.set(leaf, (self.get(leaf) || 0) + n);
+		for (const f of new Set(frames)) total.set(f, (total.get(f) || 0) + n);
+	}
+	return { self, total, sum };
+}
+
+if (cmd === 'folded') {
+	let phases = 0, rows = 0;
+	for (const p of report(a).phases) {
+		const file = path.join(a, p.name + '.folded');
+		if (!fs.existsSync(file)) die(`${file} missing`);
+		const c = foldedCounts(file);
+		if (c.sum !== p.functions.samples)
+			die(`${p.name}: folded counts sum to ${c.sum}, the report has ${p.functions.samples} samples`);
+		const named = new Set();
+		for (const r of p.functions.rows) {
+			named.add(r.name);
+			if ((c.self.get(r.name) || 0) !== r.self || (c.total.get(r.name) || 0) !== r.total)
+				die(`${p.name}: ${r.name}: folded self/total ${c.self.get(r.name) || 0}/` +
+				    `${c.total.get(r.name) || 0}, report ${r.self}/${r.total}`);
+			rows++;
+		}
+		for (const f of c.total.keys())
+			if (!named.has(f) && f !== '[no stack]')
+				die(`${p.name}: folded frame '${f}' is no row of the report`);
+		phases++;
+	}
+	console.log(`folded: ${phases} phases, ${rows} rows: self and total equal the report's`);
+} else if (cmd === 'totals') {
+	const r = report(a), period = 1e9 / r.freq_hz;
+	let samples = 0, cpu = 0;
+	for (const p of r.phases) {
+		const c = foldedCounts(path.join(a, p.name + '.folded'));
+		samples += c.sum;
+		for (const line of fs.readFileSync(path.join(a, p.name + '.folded'), 'utf8').split('\n'))
+			if (line) cpu += Math.floor(Number(line.slice(line.lastIndexOf(' ') + 1)) * period + 0.5);
+		if (p.ledger) cpu += p.ledger.sys_cpu_ns;
+	}
+	console.log(`${samples} ${(cpu / 1e6).toFixed(3)}`);
+} else if (cmd === 'phase') {
+	console.log(foldedCounts(path.join(a, b + '.folded')).sum);
+} else if (cmd === 'spread') {
+	const r = report(a);
+	if (r.runs !== Number(b)) die(`report.json says runs ${r.runs}, expected ${b}`);
+	for (const p of r.phases) {
+		if (!p.spread || p.spread.runs !== Number(b) || p.spread.per_run.length !== Number(b))
+			die(`${p.name}: no spread of ${b} runs`);
+		const s = p.spread.oncpu_ns;
+		if (!(s.min <= s.median && s.median <= s.max)) die(`${p.name}: min/median/max out of order`);
+		if (p.oncpu_ns !== Math.round(s.median)) die(`${p.name}: the table's on-CPU is not the median`);
+	}
+	console.log(`spread: every phase of ${r.phases.length} has ${b} runs`);
+} else if (cmd === 'pick') {
+	const svg = fs.readFileSync(a, 'utf8');
+	const re = /<g class="f" id="(f\d+)" data-x="([\d.]+)" data-w="([\d.]+)" data-d="(\d+)"/g;
+	let m, best = null;
+	while ((m = re.exec(svg))) {
+		const w = Number(m[3]), d = Number(m[4]);
+		if (d >= 2 && w >= 0.05 && w <= 0.9 && (!best || d > best.d)) best = { id: m[1], w, d };
+	}
+	if (!best) die(`${a}: no frame to click`);
+	console.log(`${best.id} ${best.w}`);
+} else if (cmd === 'zoomed') {
+	const dom = fs.readFileSync(a, 'utf8');
+	if (!dom.includes(`data-zoom="${b}"`)) die(`the root has no data-zoom="${b}"`);
+	const g = new RegExp(`<g class="f[^"]*" id="${b}"[^>]*>.*?<rect x="([\\d.]+)" y="\\d+" width="([\\d.]+)"`, 's').exec(dom);
+	if (!g) die(`frame ${b} not found in the DOM`);
+	if (Number(g[1]) !== 10 || Number(g[2]) !== 1180)
+		die(`frame ${b} at x=${g[1]} width=${g[2]} after the click, expected 10 and 1180`);
+	const hidden = (dom.match(/class="f hide"/g) || []).length;
+	const parents = (dom.match(/class="f parent"/g) || []).length;
+	if (!hidden || !parents) die(`zoom hid ${hidden} frames and dimmed ${parents} parents`);
+	console.log(`zoomed: ${b} spans the width, ${hidden} frames hidden, ${parents} parents dimmed`);
+} else {
+	die(`unknown command ${cmd}`);
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Without root: an ordinary user (created here: muxbpf-ci) runs a copy of muxbpf given only
+# CAP_BPF and CAP_PERFMON (setcap ...=ep).  The run must work end to end (samples, ledger, exit
+# 0, nothing left behind).  Then the proof that both are needed on this kernel: with either one
+# missing, muxbpf names it (its preflight check), and with that check skipped
+# (MUXBPF_SKIP_CAP_CHECK=1) the kernel itself refuses.  Exit 77 = skipped.
+set -u
+out=${1:-build}
+out=$(cd "$out" && pwd)
+. "$(dirname "$0")/lib.inc"
+need_root_bpf
+for tool in setcap setpriv useradd; do
+	command -v "$tool" >/dev/null || { echo "skip: $tool missing (make deps)"; exit 77; }
+done
+e2e_init nonroot
+export TMPDIR=$work/tmp
+user=muxbpf-ci
+id "$user" >/dev/null 2>&1 ||
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$user" ||
+	{ echo "FAIL: cannot create user $user"; exit 1; }
+fail=0
+bad() { echo "FAIL ($1): $2"; sed 's/^/    | /' "$work/out" "$work/err" | head -30; fail=1; }
+
+# as_user CAPS ARGS...: a copy of muxbpf with file capabilities CAPS ("" for none), run as $user
+as_user() {
+	caps=$1
+	shift
+	bin=$work/muxbpf-${caps:-none}
+	cp "$out/muxbpf" "$bin"
+	chmod 755 "$bin"
+	[ -z "$caps" ] || setcap "$caps=ep" "$bin" || { echo "FAIL: setcap $caps"; exit 1; }
+	setpriv --reuid="$user" --regid="$user" --init-groups --inh-caps=-all \
+		env TMPDIR="$TMPDIR" ${skip_check:+MUXBPF_SKIP_CAP_CHECK=1} "$bin" "$@" \
+		>"$work/out" 2>"$work/err" </dev/null
+}
+
+skip_check=
+before=$(mb_progs)
+as_user cap_bpf,cap_perfmon --phase create,softcode_list --scale 0.1 --freq 4999
+rc=$?
+[ "$rc" -eq 0 ] || bad "CAP_BPF+CAP_PERFMON" "exit $rc"
+n=$(awk '$1 == "softcode_list" {print $8}' "$work/out")
+[ "${n:-0}" -gt 0 ] || bad "CAP_BPF+CAP_PERFMON" "no samples in softcode_list"
+grep -q '^  ledger ' "$work/out" || bad "CAP_BPF+CAP_PERFMON" "no ledger"
+check_clean "CAP_BPF+CAP_PERFMON" "$before" || fail=1
+[ "$fail" -eq 0 ] && echo "ok - as $user with CAP_BPF and CAP_PERFMON only: $n samples in softcode_list"
+
+# check_refused CAPS MISSING: named by muxbpf, and refused by the kernel without the check
+check_refused() {
+	as_user "$1" --phase create --scale 0.1
+	rc=$?
+	[ "$rc" -eq 1 ] || bad "with '$1'" "exit $rc, expected 1"
+	grep -q "missing $2:" "$work/err" || bad "with '$1'" "the error does not name $2"
+	[ "$(wc -l <"$work/err")" -eq 1 ] || bad "with '$1'" "more than one line"
+	check_clean "with '$1'" "$before" || fail=1
+	first=$(head -1 "$work/err")
+	skip_check=1
+	as_user "$1" --phase create --scale 0.1
+	rc=$?
+	[ "$rc" -eq 1 ] || bad "with '$1', no check" "exit $rc, expected 1"
+	grep -Eq "(refused|failed to load).*Operation not permitted: missing $2" "$work/err" ||
+		bad "with '$1', no check" "the kernel did not refuse"
+	check_clean "with '$1', no check" "$before" || fail=1
+	skip_check=
+	echo "ok - without $2: '$first'; the kernel: '$(head -1 "$work/err")'"
+}
+check_refused cap_bpf CAP_PERFMON
+check_refused cap_perfmon CAP_BPF
+check_refused "" "CAP_BPF, CAP_PERFMON"
+exit "$fail"

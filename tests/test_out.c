@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The artifact writers on plain-data fixtures (no root): JSON writer and parser, folded stacks
+ * round trip, flame graph trees with kernel frames, the SVG, pprof decoded back with
+ * protobuf-c, speedscope, report.json of a fixture report, --runs statistics and merging, and
+ * diff's verdicts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "diff.h"
+#include "flame.h"
+#include "json.h"
+#include "out.h"
+#include "out_folded.h"
+#include "out_svg.h"
+#include "profile.pb-c.h"
+#include "runs.h"
+#include "sprof.h"
+
+/* ---- fixtures -------------------------------------------------------------------------------- */
+
+static struct mb_sym fn(const char *name, uint64_t off)
+{
+	struct mb_sym s = { .dso = "/fixture/netmux", .build_id = "abcdef0123456789",
+			    .offset = off, .name = name, .why = MB_NAMED };
+
+	if (!name)
+		s.why = MB_UNNAMED_NO_SYMBOL;
+	return s;
+}
+
+/* Phase 2: main -> a -> b x5, main -> a -> c x3, main -> d x2 (+ an unnamed leaf x1);
+ * phase 3: main -> e x4; kernel: write at main -> a (2 ms), read without a stack (1 ms). */
+static void fixture(struct sprof *sp)
+{
+	struct mb_sym s1[] = { fn("b", 0x300), fn("a", 0x200), fn("main", 0x100) };
+	struct mb_sym s2[] = { fn("c", 0x400), fn("a", 0x210), fn("main", 0x100) };
+	struct mb_sym s3[] = { fn("d", 0x500), fn("main", 0x110) };
+	struct mb_sym s4[] = { fn(NULL, 0x999), fn("main", 0x120) };
+	struct mb_sym s5[] = { fn("e", 0x600), fn("main", 0x130) };
+	struct mb_sym site[] = { fn("a", 0x220), fn("main", 0x100) };
+
+	sprof_init(sp, 1000);
+	assert_int_equal(sprof_add_sample(sp, 2, s1, 3, 5), 0);
+	assert_int_equal(sprof_add_sample(sp, 2, s2, 3, 3), 0);
+	assert_int_equal(sprof_add_sample(sp, 2, s3, 2, 2), 0);
+	assert_int_equal(sprof_add_sample(sp, 2, s4, 2, 1), 0);
+	assert_int_equal(sprof_add_sample(sp, 3, s5, 2, 4), 0);
+	/* the same stack again merges */
+	assert_int_equal(sprof_add_sample(sp, 3, s5, 2, 1), 0);
+	assert_int_equal(sprof_add_site(sp, 2, "write", site, 2, 10, 2000000, 3000000), 0);
+	assert_int_equal(sprof_add_site(sp, 2, "read", NULL, 0, 5, 1000000, 9000000), 0);
+	sp->nruns = 1;
+}
+
+static void fixture_report(struct report *r, struct fold_row *rows2)
+{
+	memset(r, 0, sizeof(*r));
+	r->target = "/fixture/netmux";
+	r->version = "MUX 2.12.0.10 #1";
+	r->pid = 42;
+	r->port = 4201;
+	r->scale = 1;
+	r->freq = 1000;
+	r->top = 15;
+	r->profiled = true;
+	r->ledger = true;
+	r->site_every = 8;
+	r->max_drop_pct = -1;
+	r->nphases = 3;
+	r->phases[0] = (struct report_phase){ .id = 2, .measured = true, .ok = true, .wall_s = 0.5,
+					      .commands = 1000, .oncpu_ns = 14000000,
+					      .schedstat_ns = 14000000 };
+	r->phases[0].stats.recorded = 11;
+	r->phases[0].fold.samples = 11;
+	r->phases[0].fold.by[FOLD_BY_FUNCTION].rows = rows2;
+	r->phases[0].fold.by[FOLD_BY_FUNCTION].n = 2;
+	r->phases[0].has_ledger = true;
+	r->phases[0].ledger.user_ns = 11000000;
+	r->phases[0].ledger.sys_cpu_ns = 3000000;
+	r->phases[0].ledger.wall_ns = 500000000;
+	r->phases[1] = (struct report_phase){ .id = 3, .measured = true, .ok = true, .wall_s = 0.25,
+					      .commands = 500, .oncpu_ns = 5000000 };
+	r->phases[1].stats.recorded = 5;
+	r->phases[1].fold.samples = 5;
+	r->phases[2] = (struct report_phase){ .id = 0, .ok = true, .oncpu_ns = 1000000 };
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+	char *buf;
+
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	buf = malloc(*len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	buf[*len] = 0;
+	return buf;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void test_json_roundtrip(void **state)
+{
+	char *text = NULL, err[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct jw w;
+	struct jv *v;
+
+	(void)state;
+	jw_init(&w, f, true);
+	jw_obj(&w);
+	jw_kstr(&w, "s", "a\"b\\c\n\t\x01 \xc3\xa9");
+	jw_kstr(&w, "bad", "x\xff\xfey");
+	jw_ku64(&w, "big", 9007199254740991ull);
+	jw_ki64(&w, "neg", -5);
+	jw_knum(&w, "pi", 3.141592653589793);
+	jw_knum(&w, "nan", NAN);
+	jw_kbool(&w, "t", true);
+	jw_key(&w, "arr");
+	jw_arr(&w);
+	jw_u64(&w, 1);
+	jw_obj(&w);
+	jw_obj_end(&w);
+	jw_arr(&w);
+	jw_arr_end(&w);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	fclose(f);
+	v = json_parse(text, len, err, sizeof(err));
+	assert_non_null(v);
+	assert_string_equal(jv_str(jv_get(v, "s"), ""), "a\"b\\c\n\t\x01 \xc3\xa9");
+	/* invalid UTF-8 never reaches the output */
+	assert_string_equal(jv_str(jv_get(v, "bad"), ""), "x\xef\xbf\xbd\xef\xbf\xbdy");
+	assert_true(jv_num(jv_get(v, "big"), 0) == 9007199254740991.0);
+	assert_true(jv_num(jv_get(v, "neg"), 0) == -5);
+	assert_true(jv_num(jv_get(v, "pi"), 0) == 3.141592653589793);
+	assert_int_equal(jv_get(v, "nan")->type, JV_NULL);
+	assert_true(jv_bool(jv_get(v, "t"), false));
+	assert_int_equal(jv_get(v, "arr")->n, 3);
+	assert_int_equal(jv_get(v, "arr")->v[1].type, JV_OBJ);
+	jv_free(v);
+	free(text);
+}
+
+static void test_json_rejects(void **state)
+{
+	static const char *const bad[] = {
+		"{\"a\":1,}", "[1 2]", "{\"a\" 1}", "\"unterminated", "01", "1.", "-", "tru",
+		"{\"a\":1} x", "[\"\\q\"]", "\"a\x01\"", "",
+	};
+	char err[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct jv *v = json_parse(bad[i], strlen(bad[i]), err, sizeof(err));
+
+		if (v)
+			fail_msg("accepted malformed JSON '%s'", bad[i]);
+		assert_true(strlen(err) > 0);
+	}
+	{
+		const char *ok = " {\"u\":\"\\u00e9\\ud83d\\ude00\",\"e\":-1.5e3} ";
+		struct jv *v = json_parse(ok, strlen(ok), err, sizeof(err));
+
+		assert_non_null(v);
+		assert_string_equal(jv_str(jv_get(v, "u"), ""), "\xc3\xa9\xf0\x9f\x98\x80");
+		assert_true(jv_num(jv_get(v, "e"), 0) == -1500);
+		jv_free(v);
+	}
+}
+
+/* ---- folded ---------------------------------------------------------------------------------- */
+
+static void test_folded_roundtrip(void **state)
+{
+	char path[] = "/tmp/muxbpf-test-folded.XXXXXX", err[256];
+	struct folded fo;
+	struct sprof sp;
+	uint64_t self_a = 0, total_a = 0, total_main = 0, self_b = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fixture(&sp);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_int_equal(folded_write(f, &sp, &sp.phases[2]), 0);
+	fclose(f);
+	assert_int_equal(folded_read(path, &fo, err, sizeof(err)), 0);
+	unlink(path);
+	assert_int_equal(fo.n, 4);
+	assert_int_equal(fo.total, 11);
+	/* sorted by text, root first */
+	for (size_t i = 1; i < fo.n; i++)
+		assert_true(strcmp(fo.v[i - 1].stack, fo.v[i].stack) < 0);
+	for (size_t i = 0; i < fo.n; i++) {
+		const char *s = fo.v[i].stack, *leaf = strrchr(s, ';') ? strrchr(s, ';') + 1 : s;
+
+		assert_true(!strncmp(s, "main;", 5));
+		total_main += fo.v[i].count;
+		if (strstr(s, ";a;") || strstr(s, ";a") == s + strlen(s) - 2)
+			total_a += fo.v[i].count;
+		if (!strcmp(leaf, "a"))
+			self_a += fo.v[i].count;
+		if (!strcmp(leaf, "b"))
+			self_b += fo.v[i].count;
+	}
+	assert_int_equal(total_main, 11);
+	assert_int_equal(total_a, 8);
+	assert_int_equal(self_a, 0);
+	assert_int_equal(self_b, 5);
+	/* the unnamed leaf carries fold.c's label */
+	assert_string_equal(fo.v[0].stack, "main;[netmux+0x999]");
+	folded_free(&fo);
+	sprof_free(&sp);
+}
+
+static void test_folded_read_errors(void **state)
+{
+	char path[] = "/tmp/muxbpf-test-folded.XXXXXX", err[256];
+	struct folded fo;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(write(fd, "a;b 3\na;c x\n", 12) == 12);
+	close(fd);
+	assert_int_equal(folded_read(path, &fo, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2:"));
+	unlink(path);
+}
+
+/* ---- flame graphs ---------------------------------------------------------------------------- */
+
+static const struct flame_node *child(const struct flame *t, long parent, const char *name)
+{
+	for (long c = t->v[parent].first; c >= 0; c = t->v[c].next)
+		if (!strcmp(t->v[c].name, name))
+			return &t->v[c];
+	return NULL;
+}
+
+static void test_flame_kernel_frames(void **state)
+{
+	const struct flame_node *m, *a, *w, *r, *nostack;
+	struct sprof sp;
+	struct flame t;
+
+	(void)state;
+	fixture(&sp);
+	assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+	/* 11 samples + 3 ms of kernel time at 1000 Hz = 3 sample-equivalents */
+	assert_true(fabs(t.v[0].value - 14.0) < 1e-9);
+	m = child(&t, 0, "main");
+	assert_non_null(m);
+	a = child(&t, m - t.v, "a");
+	assert_non_null(a);
+	assert_true(fabs(a->value - 10.0) < 1e-9); /* 8 samples + write's 2 */
+	w = child(&t, a - t.v, "[sys] write");
+	assert_non_null(w);
+	assert_int_equal(w->kind, FLAME_KERNEL);
+	assert_true(fabs(w->value - 2.0) < 1e-9);
+	assert_true(fabs(w->cpu_ns - 2e6) < 1);
+	assert_true(fabs(w->calls - 10) < 1e-9);
+	nostack = child(&t, 0, "[no user stack]");
+	assert_non_null(nostack);
+	r = child(&t, nostack - t.v, "[sys] read");
+	assert_non_null(r);
+	/* children laid out left to right inside their parent, without overlap */
+	for (size_t i = 1; i < t.n; i++) {
+		const struct flame_node *n = &t.v[i], *p = &t.v[n->parent];
+		double end = n->x + n->value / t.v[0].value, pend = p->x + p->value / t.v[0].value;
+
+		assert_true(n->x >= p->x - 1e-12);
+		assert_true(end <= pend + 1e-12);
+	}
+	flame_free(&t);
+	/* user-only tree: no kernel frame at all */
+	assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], false), 0);
+	assert_true(fabs(t.v[0].value - 11.0) < 1e-9);
+	for (size_t i = 0; i < t.n; i++)
+		assert_int_not_equal(t.v[i].kind, FLAME_KERNEL);
+	flame_free(&t);
+	sprof_free(&sp);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_svg(void **state)
+{
+	struct svg_opts o = { .title = "t <&>", .unit = "samples", .unit_ns = 1e6 };
+	struct sprof sp;
+	struct flame t;
+	char *text;
+	size_t len;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fixture(&sp);
+	assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+	assert_int_equal(svg_write(f, &t, &o), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	/* one <g> per node (none is narrower than 0.1 px here) */
+	assert_int_equal(count(text, "<g class=\"f\""), t.n);
+	assert_int_equal(count(text, "<g class=\"f\""), count(text, "</g>") - 1);
+	assert_non_null(strstr(text, "t &lt;&amp;&gt;"));
+	assert_non_null(strstr(text, "data-n=\"[sys] write\""));
+	assert_non_null(strstr(text, "kernel: 2.000 ms on-CPU in 10 calls"));
+	/* self-contained: the script is inline, nothing is fetched */
+	assert_int_equal(count(text, "<script"), 1);
+	assert_null(strstr(text, "src="));
+	assert_null(strstr(text, "href"));
+	assert_int_equal(count(text, "http"), 1); /* the SVG namespace, nothing else */
+	assert_non_null(strstr(text, "function zoom("));
+	assert_non_null(strstr(text, "function search("));
+	assert_non_null(strstr(text, "location.hash"));
+	free(text);
+	flame_free(&t);
+	sprof_free(&sp);
+}
+
+static void test_svg_diff(void **state)
+{
+	struct folded fo = {}, fn = {};
+	struct folded_line lo[] = { { "main;a", 50 }, { "main;b", 50 } };
+	struct folded_line ln[] = { { "main;a", 90 }, { "main;b", 10 } };
+	struct svg_opts o = { .title = "diff", .unit = "samples", .diff = true };
+	struct flame t;
+	char *text;
+	size_t len;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fo.v = lo;
+	fo.n = 2;
+	fn.v = ln;
+	fn.n = 2;
+	assert_int_equal(flame_init(&t, "all"), 0);
+	assert_int_equal(folded_to_flame(&fn, &t, false), 0);
+	assert_int_equal(folded_to_flame(&fo, &t, true), 0);
+	flame_layout(&t);
+	assert_int_equal(svg_write(f, &t, &o), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	/* a grew from 50% to 90%: red; b shrank: blue */
+	assert_non_null(strstr(text, "data-n=\"a\""));
+	assert_non_null(strstr(strstr(text, "data-n=\"a\""), "fill=\"rgb(255,"));
+	assert_non_null(strstr(strstr(text, "data-n=\"b\""), "-40.00 points"));
+	assert_non_null(strstr(strstr(text, "data-n=\"b\""), ",255)\""));
+	free(text);
+	flame_free(&t);
+}
+
+/* ---- pprof ----------------------------------------------------------------------------------- */
+
+static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < p->n_string_table);
+	return p->string_table[i];
+}
+
+static void test_pprof(void **state)
+{
+	Perftools__Profiles__Profile *p;
+	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	struct report r;
+	struct sprof sp;
+	unsigned char *buf;
+	size_t len;
+	int64_t samples = 0, cpu = 0, kernel_cpu = 0, phase3 = 0;
+
+	(void)state;
+	fixture(&sp);
+	fixture_report(&r, rows);
+	assert_int_equal(pprof_encode(&r, &sp, &buf, &len), 0);
+	p = perftools__profiles__profile__unpack(NULL, len, buf);
+	free(buf);
+	assert_non_null(p);
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(pstr(p, p->sample_type[0]->type), "samples");
+	assert_string_equal(pstr(p, p->sample_type[0]->unit), "count");
+	assert_string_equal(pstr(p, p->sample_type[1]->type), "cpu");
+	assert_string_equal(pstr(p, p->sample_type[1]->unit), "nanoseconds");
+	assert_int_equal(p->period, 1000000);
+	/* 4 + 1 stacks, 2 kernel sites */
+	assert_int_equal(p->n_sample, 7);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		const char *phase = NULL;
+
+		assert_int_equal(s->n_value, 2);
+		samples += s->value[0];
+		cpu += s->value[1];
+		for (size_t l = 0; l < s->n_label; l++)
+			if (!strcmp(pstr(p, s->label[l]->key), "phase"))
+				phase = pstr(p, s->label[l]->str);
+		assert_non_null(phase);
+		if (!strcmp(phase, "attrwrite"))
+			phase3 += s->value[0];
+		if (!s->value[0])
+			kernel_cpu += s->value[1];
+		for (size_t k = 0; k < s->n_location_id; k++)
+			assert_true(s->location_id[k] >= 1 && s->location_id[k] <= p->n_location);
+	}
+	assert_int_equal(samples, 16);
+	assert_int_equal(phase3, 5);
+	assert_int_equal(kernel_cpu, 3000000);
+	assert_int_equal(cpu, 16 * 1000000 + 3000000);
+	/* one mapping, with its build-id; functions named; locations inside their mapping */
+	assert_int_equal(p->n_mapping, 1);
+	assert_string_equal(pstr(p, p->mapping[0]->filename), "/fixture/netmux");
+	assert_string_equal(pstr(p, p->mapping[0]->build_id), "abcdef0123456789");
+	assert_true(p->mapping[0]->has_functions);
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+
+		assert_int_equal(l->n_line, 1);
+		assert_true(l->line[0]->function_id >= 1);
+		assert_true(l->line[0]->function_id <= p->n_function);
+		if (l->mapping_id) {
+			assert_true(l->address >= p->mapping[0]->memory_start);
+			assert_true(l->address < p->mapping[0]->memory_limit);
+		}
+	}
+	/* main at 4 offsets is 4 locations but one function */
+	{
+		int mains = 0;
+
+		for (size_t i = 0; i < p->n_function; i++)
+			mains += !strcmp(pstr(p, p->function[i]->name), "main");
+		assert_int_equal(mains, 1);
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	sprof_free(&sp);
+}
+
+/* ---- speedscope ------------------------------------------------------------------------------ */
+
+static void test_speedscope(void **state)
+{
+	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	const struct jv *frames, *profiles;
+	struct report r;
+	struct sprof sp;
+	char *text, err[128];
+	size_t len;
+	struct jv *v;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fixture(&sp);
+	fixture_report(&r, rows);
+	assert_int_equal(speedscope_write(f, &r, &sp), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	v = json_parse(text, len, err, sizeof(err));
+	assert_non_null(v);
+	frames = jv_get(jv_get(v, "shared"), "frames");
+	profiles = jv_get(v, "profiles");
+	assert_non_null(frames);
+	assert_int_equal(profiles->n, 2);
+	for (size_t i = 0; i < profiles->n; i++) {
+		const struct jv *p = &profiles->v[i], *s = jv_get(p, "samples"),
+				*w = jv_get(p, "weights");
+		double sum = 0;
+
+		assert_string_equal(jv_str(jv_get(p, "type"), ""), "sampled");
+		assert_string_equal(jv_str(jv_get(p, "unit"), ""), "nanoseconds");
+		assert_int_equal(s->n, w->n);
+		for (size_t k = 0; k < w->n; k++) {
+			sum += w->v[k].num;
+			for (size_t j = 0; j < s->v[k].n; j++)
+				assert_true(s->v[k].v[j].num >= 0 && s->v[k].v[j].num < frames->n);
+			/* root first */
+			if (s->v[k].n > 1)
+				assert_string_equal(
+					jv_str(jv_get(&frames->v[(size_t)s->v[k].v[0].num], "name"),
+					       ""),
+					"main");
+		}
+		assert_true(sum == jv_num(jv_get(p, "endValue"), -1));
+		if (i == 0)
+			assert_true(sum == 11 * 1e6 + 3e6);
+	}
+	/* frames merged by label: "main" once */
+	{
+		int mains = 0;
+
+		for (size_t i = 0; i < frames->n; i++)
+			mains += !strcmp(jv_str(jv_get(&frames->v[i], "name"), ""), "main");
+		assert_int_equal(mains, 1);
+	}
+	jv_free(v);
+	free(text);
+	sprof_free(&sp);
+}
+
+/* ---- report.json ----------------------------------------------------------------------------- */
+
+static void test_report_json(void **state)
+{
+	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	const struct jv *ph, *p0, *row;
+	struct report r;
+	char *text, err[128];
+	size_t len;
+	struct jv *v;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fixture_report(&r, rows);
+	assert_int_equal(report_json_write(f, &r, NULL), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	v = json_parse(text, len, err, sizeof(err));
+	if (!v)
+		fail_msg("report.json does not parse: %s", err);
+	assert_true(jv_num(jv_get(v, "schema_version"), 0) == REPORT_JSON_SCHEMA_VERSION);
+	assert_true(jv_num(jv_get(v, "runs"), 0) == 1);
+	ph = jv_get(v, "phases");
+	assert_int_equal(ph->n, 3);
+	p0 = &ph->v[0];
+	assert_string_equal(jv_str(jv_get(p0, "name"), ""), "create");
+	assert_true(jv_num(jv_get(p0, "oncpu_ns"), 0) == 14000000);
+	assert_true(jv_num(jv_get(p0, "cmd_per_s"), 0) == 2000);
+	assert_true(jv_num(jv_get(p0, "usr_ns"), 0) == 11000000);
+	assert_string_equal(jv_str(jv_get(p0, "usr_sys_source"), ""), "ledger");
+	assert_int_equal(jv_get(jv_get(p0, "functions"), "rows")->n, 2);
+	row = &jv_get(jv_get(p0, "functions"), "rows")->v[1];
+	assert_true(jv_num(jv_get(row, "total_pct"), 0) == 100.0 * 8 / 11);
+	assert_int_equal(jv_get(p0, "spread")->type, JV_NULL);
+	/* outside: no wall, no rate */
+	assert_string_equal(jv_str(jv_get(&ph->v[2], "name"), ""), "outside");
+	assert_int_equal(jv_get(&ph->v[2], "wall_s")->type, JV_NULL);
+	assert_int_equal(jv_get(&ph->v[2], "ledger")->type, JV_NULL);
+	jv_free(v);
+	free(text);
+}
+
+/* ---- --runs ---------------------------------------------------------------------------------- */
+
+static void test_run_stat(void **state)
+{
+	double odd[] = { 30, 10, 20 }, even[] = { 4, 1, 3, 2 }, zero[] = { 0, 0 };
+	struct run_stat s;
+
+	(void)state;
+	s = run_stat_of(odd, 3);
+	assert_true(s.min == 10 && s.median == 20 && s.max == 30 && s.spread == 1.0);
+	s = run_stat_of(even, 4);
+	assert_true(s.median == 2.5 && fabs(s.spread - 3 / 2.5) < 1e-12);
+	s = run_stat_of(zero, 2);
+	assert_true(s.spread == 0);
+}
+
+static void test_runs_merge(void **state)
+{
+	struct fold_row r1[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	struct fold_row r2[2] = { { "c", 4, 4, 0 }, { "a", 1, 6, 0 } };
+	struct fold_row r3[1] = { { "b", 2, 2, 0 } };
+	struct report in[3], out;
+	struct runs_summary *rs = calloc(1, sizeof(*rs));
+	const struct fold_view *fv;
+
+	(void)state;
+	fixture_report(&in[0], r1);
+	fixture_report(&in[1], r2);
+	fixture_report(&in[2], r3);
+	in[2].phases[0].fold.by[FOLD_BY_FUNCTION].n = 1;
+	in[0].phases[0].oncpu_ns = 10000000;
+	in[1].phases[0].oncpu_ns = 12000000;
+	in[2].phases[0].oncpu_ns = 11000000;
+	in[1].phases[0].wall_s = 1.0;
+	for (int k = 0; k < 3; k++)
+		in[k].phases[0].has_ledger = false;
+	assert_int_equal(runs_merge(&out, in, 3, rs), 0);
+	assert_int_equal(rs->nruns, 3);
+	assert_int_equal(out.phases[0].oncpu_ns, 11000000);
+	assert_true(out.phases[0].wall_s == 0.5);
+	assert_true(fabs(rs->phases[0].oncpu.spread - 2.0 / 11) < 1e-12);
+	assert_true(rs->phases[0].wall.max == 1.0);
+	assert_int_equal(out.phases[0].stats.recorded, 33);
+	fv = &out.phases[0].fold.by[FOLD_BY_FUNCTION];
+	assert_int_equal(fv->n, 3);
+	/* summed by name, sorted by self */
+	assert_string_equal(fv->rows[0].name, "b");
+	assert_int_equal(fv->rows[0].self, 7);
+	assert_string_equal(fv->rows[2].name, "a");
+	assert_int_equal(fv->rows[2].total, 14);
+	/* phases that differ do not merge */
+	in[2].phases[1].id = 7;
+	{
+		struct report bad;
+
+		assert_int_equal(runs_merge(&bad, in, 3, rs), -EINVAL);
+	}
+	for (int by = 0; by < FOLD_BY__COUNT; by++) {
+		for (size_t i = 0; i < out.phases[0].fold.by[by].n; i++)
+			free(out.phases[0].fold.by[by].rows[i].name);
+		free(out.phases[0].fold.by[by].rows);
+	}
+	free(out.phases[0].fold.dsos);
+	free(rs);
+}
+
+/* ---- diff ------------------------------------------------------------------------------------ */
+
+static struct jv *report_text(double oncpu, double spread, double self_a, double samples)
+{
+	char buf[2048], err[128];
+	struct jv *v;
+
+	snprintf(buf, sizeof(buf),
+		 "{\"schema_version\":1,\"tool\":\"muxbpf\",\"target\":\"t\",\"runs\":3,"
+		 "\"phases\":[{\"name\":\"create\",\"oncpu_ns\":%.0f,\"usr_ns\":1,\"sys_ns\":1,"
+		 "\"cmd_per_s\":100,\"wall_s\":1,"
+		 "\"spread\":%s,"
+		 "\"functions\":{\"samples\":%.0f,\"rows\":[{\"name\":\"a\",\"self\":%.0f},"
+		 "{\"name\":\"b\",\"self\":%.0f}]}}]}",
+		 oncpu, spread >= 0 ? "{\"oncpu_ns\":{\"spread\":SPREAD}}" : "null", samples,
+		 self_a, samples - self_a);
+	if (spread >= 0) {
+		char tail[2048], *p = strstr(buf, "SPREAD");
+
+		snprintf(tail, sizeof(tail), "%s", p + 6);
+		snprintf(p, sizeof(buf) - (p - buf), "%g%s", spread, tail);
+	}
+	v = json_parse(buf, strlen(buf), err, sizeof(err));
+	if (!v)
+		fail_msg("fixture does not parse: %s: %s", err, buf);
+	return v;
+}
+
+static int diff_of(struct jv *a, struct jv *b, char **text)
+{
+	struct diff_opts o = { .top = 5 };
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	int n = diff_reports(f, a, b, &o);
+
+	fclose(f);
+	return n;
+}
+
+static void test_diff_verdicts(void **state)
+{
+	struct jv *base = report_text(100e6, 0.05, 500, 1000);
+	struct jv *same = report_text(100e6, 0.05, 500, 1000);
+	struct jv *noisy = report_text(103e6, 0.05, 510, 1000);
+	struct jv *slower = report_text(120e6, 0.05, 500, 1000);
+	struct jv *shifted = report_text(100e6, 0.05, 800, 1000);
+	struct jv *nospread = report_text(150e6, -1, 500, 1000);
+	struct jv *notours;
+	char *text = NULL, err[64];
+
+	(void)state;
+	assert_int_equal(diff_of(base, same, &text), 0);
+	assert_non_null(strstr(text, "no change beyond noise"));
+	free(text);
+	/* 3% against a 5% spread; 1 point of share against sigma 2.2 points */
+	assert_int_equal(diff_of(base, noisy, &text), 0);
+	free(text);
+	assert_int_equal(diff_of(base, slower, &text), 1);
+	assert_non_null(strstr(text, "UP, beyond noise"));
+	free(text);
+	/* a: 50% -> 80% of 1000 samples, b the other way: both beyond 3 sigma */
+	assert_int_equal(diff_of(base, shifted, &text), 2);
+	assert_non_null(strstr(text, "+30.00 pts"));
+	free(text);
+	/* a change without spread on either side gets no verdict (the base has spread here) */
+	assert_int_equal(diff_of(nospread, nospread, &text), 0);
+	free(text);
+	notours = json_parse("{\"tool\":\"perf\"}", 15, err, sizeof(err));
+	assert_int_equal(diff_of(base, notours, &text), -EINVAL);
+	free(text);
+	jv_free(base);
+	jv_free(same);
+	jv_free(noisy);
+	jv_free(slower);
+	jv_free(shifted);
+	jv_free(nospread);
+	jv_free(notours);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_rejects),
+		cmocka_unit_test(test_folded_roundtrip),
+		cmocka_unit_test(test_folded_read_errors),
+		cmocka_unit_test(test_flame_kernel_frames),
+		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_svg_diff),
+		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_run_stat),
+		cmocka_unit_test(test_runs_merge),
+		cmocka_unit_test(test_diff_verdicts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
