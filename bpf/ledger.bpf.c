@@ -280,6 +280,27 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 	s->pending = 1;
 }
 
+/*
+ * A thread's first time on a CPU (sched_info.pcount is counted after this tracepoint): it
+ * waited on a runqueue since its creation.  Book that as off-CPU outside syscalls, and start
+ * its state, so a thread born inside a phase closes the ledger like the others.
+ */
+static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32 ph, __u64 now)
+{
+	struct muxbpf_thread_state init = { .nr = -1, .stack_id = MUXBPF_SITE_UNSAMPLED };
+	__u64 start = BPF_CORE_READ(next, start_time);
+	struct muxbpf_thread_val *tv;
+
+	if (BPF_CORE_READ(next, sched_info.pcount) != 0 || start > now)
+		return;
+	init.in_ns = now;
+	if (bpf_map_update_elem(&thread_state, &tid, &init, BPF_NOEXIST))
+		return;
+	tv = thread_val(ph, tid);
+	if (tv)
+		__sync_fetch_and_add(&tv->preempt_user_ns, now - start);
+}
+
 /* next gets the CPU: reopen its running interval, or book a user-mode preemption. */
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
@@ -287,7 +308,11 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	struct muxbpf_thread_state *s = bpf_map_lookup_elem(&thread_state, &tid);
 	struct muxbpf_thread_val *tv;
 
-	if (!s || !s->off)
+	if (!s) {
+		first_run(next, tid, ph, now);
+		return;
+	}
+	if (!s->off)
 		return;
 	s->off = 0;
 	s->in_ns = now;

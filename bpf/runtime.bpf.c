@@ -38,6 +38,7 @@ static __always_inline void fill_rt(struct muxbpf_task_rt *rt, struct task_struc
 	rt->nivcsw = BPF_CORE_READ(task, nivcsw);
 	rt->min_flt = BPF_CORE_READ(task, min_flt);
 	rt->maj_flt = BPF_CORE_READ(task, maj_flt);
+	rt->start_ns = BPF_CORE_READ(task, start_time);
 }
 
 SEC("iter/task")
@@ -61,6 +62,7 @@ int BPF_PROG(mb_task_exit, struct task_struct *task)
 	if (BPF_CORE_READ(task, tgid) != targ_tgid)
 		return 0;
 	fill_rt(&rt, task);
+	rt.exit_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&exited, &rt.tid, &rt, BPF_ANY))
 		__sync_fetch_and_add(&exits_lost, 1);
 	return 0;

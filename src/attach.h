@@ -23,6 +23,7 @@ struct attach_opts {
 	bool no_ledger;        /* leave out the syscall/scheduler ledger (--no-syscalls) */
 	int site_every;        /* walk the call site of every Nth syscall; 0: default, <0: never */
 	bool running;          /* the target runs already: one sampler event per thread */
+	bool no_stats;         /* no BPF run-time statistics (--no-bpf-stats) */
 };
 
 struct profiler;
@@ -33,6 +34,8 @@ struct profiler *profiler__new(const struct attach_opts *opts);
 /* Make the sampler count under phase id from now on. */
 void profiler__set_phase(struct profiler *p, unsigned int phase);
 unsigned int profiler__phase(const struct profiler *p);
+/* Stop sampling (a running target keeps running while the maps are read at the end). */
+void profiler__pause(struct profiler *p);
 /* Detach every link and free (safe on NULL). */
 void profiler__free(struct profiler *p);
 

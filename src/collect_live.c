@@ -114,9 +114,12 @@ struct mapwatch {
 	struct mb_maps_occ occ;
 	int fds[MB_MAX_WATCHED];
 	uint32_t key_size[MB_MAX_WATCHED];
-	uint64_t last_lost, last_full, last_ledger, last_exits;
-	void *batch; /* per-CPU values of the drop counters */
+	uint64_t said[4];    /* drop counts last warned about, by kind */
+	uint64_t said_ns[4]; /* and when */
+	void *batch; /* per-CPU values of one drop counter entry */
 	size_t batch_size;
+	uint64_t drops[MUXBPF_MAX_PHASES][3]; /* samples lost, stacks full, ledger lost */
+	uint32_t prev_phase;
 };
 
 struct mapwatch *mapwatch__new(struct profiler *p)
@@ -193,22 +196,16 @@ static int count_by_walk(struct mapwatch *w)
 	return 0;
 }
 
-/* Sum a per-CPU array of u64-structured values with one batch lookup.  Fills sums[nfields]
- * with the field at each offset summed over every entry and CPU. */
-static int sum_percpu(struct mapwatch *w, struct bpf_map *map, const size_t *offs, int nfields,
-		      uint64_t *sums)
+/* One entry of a per-CPU array, field offs[f] summed over the CPUs into sums[f].  0 or -errno. */
+static int sum_percpu(struct mapwatch *w, struct bpf_map *map, uint32_t key, const size_t *offs,
+		      int nfields, uint64_t *sums)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map);
-	uint32_t entries = bpf_map__max_entries(map), vsize = bpf_map__value_size(map);
-	size_t stride = (vsize + 7) / 8 * 8, need;
-	__u32 out_batch = 0, count = entries;
-	uint32_t *keys;
-	int err;
+	int ncpu = libbpf_num_possible_cpus();
+	size_t stride = (bpf_map__value_size(map) + 7) / 8 * 8, need;
 
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	if (ncpu <= 0)
 		return -EINVAL;
-	need = (size_t)entries * ncpu * stride;
+	need = (size_t)ncpu * stride;
 	if (w->batch_size < need) {
 		void *g = realloc(w->batch, need);
 
@@ -217,44 +214,79 @@ static int sum_percpu(struct mapwatch *w, struct bpf_map *map, const size_t *off
 		w->batch = g;
 		w->batch_size = need;
 	}
-	keys = calloc(entries, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	err = bpf_map_lookup_batch(fd, NULL, &out_batch, keys, w->batch, &count, &bopts);
-	free(keys);
-	if (err && errno != ENOENT)
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &key, w->batch))
 		return -errno;
 	memset(sums, 0, nfields * sizeof(*sums));
-	for (uint32_t e = 0; e < count; e++)
-		for (int c = 0; c < ncpu; c++) {
-			const char *v = (const char *)w->batch + ((size_t)e * ncpu + c) * stride;
+	for (int c = 0; c < ncpu; c++)
+		for (int f = 0; f < nfields; f++) {
+			uint64_t x;
 
-			for (int f = 0; f < nfields; f++) {
-				uint64_t x;
-
-				memcpy(&x, v + offs[f], sizeof(x));
-				sums[f] += x;
-			}
+			memcpy(&x, (const char *)w->batch + c * stride + offs[f], sizeof(x));
+			sums[f] += x;
 		}
 	return 0;
 }
 
-static void read_drops(struct mapwatch *w)
+/*
+ * The drop counters of one phase into the per-phase cache.  Only the phase running now, the one
+ * before it and "outside" can still change, so a check reads those and sums the cache: a few
+ * lookups instead of every phase's entries.
+ */
+static void read_phase_drops(struct mapwatch *w, uint32_t ph)
 {
 	struct muxbpf_bpf *skel = profiler__skel(w->p);
 	const size_t sample_offs[] = {
 		offsetof(struct muxbpf_phase_stats, dropped[MUXBPF_DROP_COUNTS_FULL]),
 		offsetof(struct muxbpf_phase_stats, dropped[MUXBPF_DROP_STACK_FULL]) };
 	const size_t lost_off[] = { 0 };
-	uint64_t s[2], l;
+	uint64_t s[2], l, lost = 0;
 
-	if (!sum_percpu(w, skel->maps.sample_stats, sample_offs, 2, s)) {
-		w->occ.samples_lost = s[0];
-		w->occ.stacks_full = s[1];
+	if (ph >= MUXBPF_MAX_PHASES)
+		return;
+	if (!sum_percpu(w, skel->maps.sample_stats, ph, sample_offs, 2, s)) {
+		w->drops[ph][0] = s[0];
+		w->drops[ph][1] = s[1];
 	}
-	if (profiler__has_ledger(w->p) && !sum_percpu(w, skel->maps.ledger_lost, lost_off, 1, &l))
-		w->occ.ledger_lost = l;
-	w->occ.exits_lost = skel->bss->exits_lost;
+	if (!profiler__has_ledger(w->p))
+		return;
+	for (uint32_t m = 0; m < MUXBPF_LMAP__COUNT; m++)
+		if (!sum_percpu(w, skel->maps.ledger_lost, ph * MUXBPF_LMAP__COUNT + m, lost_off, 1,
+				&l))
+			lost += l;
+	w->drops[ph][2] = lost;
+}
+
+static void read_drops(struct mapwatch *w)
+{
+	uint32_t ph = profiler__phase(w->p);
+
+	read_phase_drops(w, 0);
+	if (ph)
+		read_phase_drops(w, ph);
+	if (w->prev_phase != ph && w->prev_phase)
+		read_phase_drops(w, w->prev_phase);
+	w->prev_phase = ph;
+	w->occ.samples_lost = w->occ.stacks_full = w->occ.ledger_lost = 0;
+	for (int p = 0; p < MUXBPF_MAX_PHASES; p++) {
+		w->occ.samples_lost += w->drops[p][0];
+		w->occ.stacks_full += w->drops[p][1];
+		w->occ.ledger_lost += w->drops[p][2];
+	}
+	w->occ.exits_lost = profiler__skel(w->p)->bss->exits_lost;
+}
+
+/* Warn the moment a drop counter first moves, then at most once a minute while it grows. */
+#define DROP_REPEAT_NS (60 * 1000000000ull)
+
+static bool drop_news(struct mapwatch *w, int kind, uint64_t count)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (count <= w->said[kind] || (w->said[kind] && now - w->said_ns[kind] < DROP_REPEAT_NS))
+		return false;
+	w->said[kind] = count;
+	w->said_ns[kind] = now;
+	return true;
 }
 
 int mapwatch__check(struct mapwatch *w)
@@ -279,22 +311,18 @@ int mapwatch__check(struct mapwatch *w)
 				o->elements, o->max_entries);
 		}
 	}
-	if (w->occ.samples_lost > w->last_lost)
+	if (drop_news(w, 0, w->occ.samples_lost))
 		pr_warn("the samples map is full: %" PRIu64 " samples lost so far (raise "
 			"--max-samples)", w->occ.samples_lost);
-	if (w->occ.stacks_full > w->last_full)
+	if (drop_news(w, 1, w->occ.stacks_full))
 		pr_warn("a stack map is full: %" PRIu64 " samples recorded without their stack so "
 			"far (raise --max-stacks)", w->occ.stacks_full);
-	if (w->occ.ledger_lost > w->last_ledger)
+	if (drop_news(w, 2, w->occ.ledger_lost))
 		pr_warn("a ledger map is full: %" PRIu64 " ledger entries lost so far",
 			w->occ.ledger_lost);
-	if (w->occ.exits_lost > w->last_exits)
+	if (drop_news(w, 3, w->occ.exits_lost))
 		pr_warn("the exited-threads map is full: %" PRIu64 " thread exits lost so far",
 			w->occ.exits_lost);
-	w->last_lost = w->occ.samples_lost;
-	w->last_full = w->occ.stacks_full;
-	w->last_ledger = w->occ.ledger_lost;
-	w->last_exits = w->occ.exits_lost;
 	w->occ.checks++;
 	w->occ.check_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return 0;

@@ -205,7 +205,7 @@ static long row_get(struct fold_view *t, struct row_index *ix, const char *label
 	return t->n++;
 }
 
-static int row_cmp(const void *a, const void *b)
+int fold_row_cmp(const void *a, const void *b)
 {
 	const struct fold_row *x = a, *y = b;
 
@@ -324,7 +324,7 @@ int fold_phase(const struct mb_profile *prof, const struct mb_resolved *res, uns
 	}
 	for (int by = 0; by < FOLD_BY__COUNT; by++)
 		if (out->by[by].n)
-			qsort(out->by[by].rows, out->by[by].n, sizeof(struct fold_row), row_cmp);
+			qsort(out->by[by].rows, out->by[by].n, sizeof(struct fold_row), fold_row_cmp);
 	if (out->ndsos)
 		qsort(out->dsos, out->ndsos, sizeof(*out->dsos), dso_cmp);
 	return 0;

@@ -66,6 +66,8 @@ struct fold_table {
 int fold_phase(const struct mb_profile *prof, const struct mb_resolved *res, unsigned int phase,
 	       uint32_t pid, unsigned int views, struct fold_table *out);
 void fold_table__free(struct fold_table *t);
+/* qsort order of table rows: self, then total, descending; then by name. */
+int fold_row_cmp(const void *a, const void *b);
 
 /* The row label of frame f in view by (what the report prints; artifacts can use the same).
  * Returns 1 when it is an unnamed bucket ("[netmux+0xc6700]", "[libc.so.6: no debuginfo]"). */

@@ -124,17 +124,31 @@ static const struct muxbpf_thread_state *inflight_of(const struct mb_inflight *f
 #define DELTA(field) (b->field - (a ? a->field : 0))
 
 /* Per-thread kernel counters over the window. */
+/* The part of [t0, t1] the thread existed in: from its creation to its exit. */
+static uint64_t thread_wall(const struct muxbpf_task_rt *t, uint64_t t0, uint64_t t1)
+{
+	uint64_t from = t->start_ns > t0 ? t->start_ns : t0;
+	uint64_t to = t->exit_ns && t->exit_ns < t1 ? t->exit_ns : t1;
+
+	return to > from ? to - from : 0;
+}
+
 static void add_threads(struct phase_ledger *l, uint32_t pid, const struct mb_boundary *from,
 			const struct mb_boundary *to)
 {
+	uint64_t wall;
+
 	for (size_t i = 0; i < to->rt->n; i++) {
 		const struct muxbpf_task_rt *b = &to->rt->v[i], *a;
 
 		if (b->pid != pid)
 			continue;
 		a = rt_of(from->rt, b->tid);
+		wall = thread_wall(b, from->t_ns, to->t_ns);
+		if (!wall && !DELTA(runtime_ns))
+			continue; /* exited before the window, or born after it */
 		l->threads++;
-		l->thread_wall_ns += l->wall_ns;
+		l->thread_wall_ns += wall;
 		l->oncpu_ns += DELTA(runtime_ns);
 		l->run_delay_ns += DELTA(run_delay_ns);
 		l->pcount += DELTA(pcount);

@@ -66,7 +66,7 @@ void live_unique_name(const struct run *r, const char *name, char *buf, size_t s
 	snprintf(base, sizeof(base), "%s", name);
 	snprintf(buf, size, "%s", base);
 	for (int k = 2;; k++) {
-		bool taken = !strcmp(buf, "outside") || phase_by_name(buf) >= 0;
+		bool taken = !strcmp(buf, "outside");
 		char suffix[16];
 		int n;
 
@@ -283,11 +283,11 @@ static void reply_status(struct live *l, const struct control_cmd *cmd)
 	if (l->watch)
 		mapwatch__line(l->watch, maps, sizeof(maps));
 	control__reply(l->ctl, cmd,
-		       "ok status phase=%s t=%.3f phase_s=%.3f phases=%d pid=%d cpu_ms=%.1f "
+		       "ok status phase=%s t=%.3f phase_s=%.3f phases=%d pid=%d port=%d cpu_ms=%.1f "
 		       "rss_kb=%" PRIu64 " maps: %s", current_name(l), since(l, now),
 		       l->open ? (double)(now - w->before.t_ns) / 1e9 : 0.0,
-		       l->r->nwindows + l->open, l->pid, (cpu_ns() - l->cpu0_ns) / 1e6, rss_kb(),
-		       maps);
+		       l->r->nwindows + l->open, l->pid, l->r->port, (cpu_ns() - l->cpu0_ns) / 1e6,
+		       rss_kb(), maps);
 }
 
 static void say_switch_error(struct live *l, const struct control_cmd *cmd, int err)
@@ -371,6 +371,9 @@ static int loop(struct live *l)
 
 	if (o->interval > 0) {
 		err = next_interval(l);
+		/* windows count from the first one's opening reading: t+Ss starts S after it */
+		if (!err && l->open)
+			l->t0_ns = l->r->windows[l->r->nwindows].before.t_ns;
 		next_win = l->t0_ns + (uint64_t)(o->interval * 1e9);
 	} else if (!o->control) {
 		char got[PHASE_NAME_MAX + 1];
@@ -400,7 +403,7 @@ static int loop(struct live *l)
 		}
 		if (!target_alive(l)) {
 			snprintf(l->r->live.stop_reason, sizeof(l->r->live.stop_reason),
-				 "the target (pid %d) exited", l->pid);
+				 "the target's exit (pid %d)", l->pid);
 			break;
 		}
 		now = now_ns();
@@ -464,6 +467,9 @@ int live_phases(const struct opts *o, struct profiler *prof, struct run *r, int 
 				"stop, status, ping\n", control__path(l.ctl), r->pid);
 	}
 	if (prof) {
+		/* requests still come at once; rereading every maps file twice a second does not */
+		unwinder__set_pace(profiler__unwinder(prof), LIVE_UNWIND_POLL_MS,
+				   LIVE_UNWIND_RECHECK_MS);
 		l.watch = mapwatch__new(prof);
 		if (!l.watch)
 			pr_warn("no map occupancy watch: %s", strerror(errno));
@@ -565,7 +571,8 @@ int live_session(const struct opts *o, struct run *r)
 {
 	struct attach_opts aopts = { .freq = o->freq, .running = true, .unwind = o->unwind,
 				     .no_ledger = o->no_syscalls, .site_every = o->site_every,
-				     .max_stacks = o->max_stacks, .max_samples = o->max_samples };
+				     .max_stacks = o->max_stacks, .max_samples = o->max_samples,
+				     .no_stats = o->no_bpf_stats };
 	struct profiler *prof = NULL;
 	char exe[4096], proc_exe[64];
 	int err, cerr, pidfd;
@@ -616,6 +623,8 @@ int live_session(const struct opts *o, struct run *r)
 	}
 	if (!err)
 		err = live_phases(o, prof, r, pidfd);
+	if (!err && !r->nwindows)
+		pr_err("no phase was marked (no `phase` command before the end): nothing to report");
 	/* the closing reading: what happened after the last window is "outside" */
 	if (r->nwindows) {
 		struct live l = { .o = o, .r = r, .prof = prof, .pid = pid, .pidfd = pidfd };
@@ -625,6 +634,8 @@ int live_session(const struct opts *o, struct run *r)
 			r->final_taken = true;
 	}
 	/* a signal is attach mode's normal end (stop_reason says so), not an interruption */
+	/* the target keeps running: its samples must not outrun the counters read below */
+	profiler__pause(prof);
 	cerr = collect_profile(prof, &r->profile);
 	r->ledger = profiler__has_ledger(prof);
 	if (!cerr && r->ledger)

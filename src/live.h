@@ -24,6 +24,10 @@
 /* Longest wait for the target to sleep before a boundary reading (a busy target is read
  * anyway: its running thread's runtime may then be up to a tick old, and the report says so). */
 #define LIVE_QUIESCE_MS 10
+/* The unwinder's pace in live sessions (unwinder__set_pace): a request is served at once, a
+ * mapping replaced in place is noticed within the recheck; the poll bounds the wait at exit. */
+#define LIVE_UNWIND_POLL_MS 1000
+#define LIVE_UNWIND_RECHECK_MS 10000
 /* Longest wait after attaching for every thread's next syscall, so the ledger sees calls whole. */
 #define LIVE_WARMUP_MS 1000
 

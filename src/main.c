@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "diff.h"
 #include "fold.h"
@@ -22,6 +23,14 @@
 #include "runs.h"
 #include "signals.h"
 #include "sprof.h"
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 /* Fill one report row from a measured window. */
 static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,
@@ -177,6 +186,7 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 {
 	struct mb_resolved res = {};
 	struct symbolizer *sym;
+	double t0, t1;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -215,9 +225,13 @@ static int build_report(struct report *r, const struct opts *o, const struct run
 	sym = make_symbolizer(o, run);
 	if (!sym)
 		return -errno;
+	t0 = mono_ms();
 	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &res);
+	t1 = mono_ms();
 	if (!err)
 		err = fold_all(r, run, &res);
+	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
+		   "%.1f ms", run->profile.stacks.n, run->profile.n, t1 - t0, mono_ms() - t1);
 	if (!err && r->ledger)
 		err = label_sites(r, sym, run);
 	if (!err && sp)
@@ -317,6 +331,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct run run;
 	int err, rerr, problems, oerr = 0;
+	double t_run, t_built;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
@@ -350,11 +365,20 @@ int main(int argc, char **argv)
 	}
 	/* a second signal from here on abandons the report: nothing else is left to clean */
 	signals_set_stage("the report (symbolization)");
+	t_run = mono_ms();
 	rerr = build_report(&report, &o, &run, o.out_dir ? &sp : NULL);
+	t_built = mono_ms();
 	if (rerr)
 		pr_err("failed to build the report: %s", strerror(-rerr));
 	else
 		oerr = out_report(&o, &report, NULL, o.out_dir && report.profiled ? &sp : NULL);
+	/* bench/posttime.sh reads this line: where the time after the last phase goes */
+	pr_verbose("timing: after the last phase: session closed +%.1f ms (collection, @shutdown, "
+		   "netmux exit, cleanup), report built +%.1f ms, printed%s +%.1f ms",
+		   t_run - run.windows[run.nwindows - 1].after.t_ns / 1e6,
+		   t_built - run.windows[run.nwindows - 1].after.t_ns / 1e6,
+		   o.out_dir ? " and artifacts written" : "",
+		   mono_ms() - run.windows[run.nwindows - 1].after.t_ns / 1e6);
 	problems = rerr ? 1 : report_check(&report) + (oerr != 0);
 	if (err && !run.stopped[0])
 		pr_err("run incomplete: %s", strerror(-err));

@@ -34,6 +34,8 @@ static const char usage[] =
 	"                      status, ping, one reply line each (see README)\n"
 	"  --interval S        consecutive phases of S seconds, named t+0s, t+Ss, ...\n"
 	"  --duration S        end the run after S seconds (default: at stop or SIGINT)\n"
+	"  --no-bpf-stats      no BPF run-time statistics: no BPF cost figures, but no clock\n"
+	"                      reads around every program run (the cheapest long runs)\n"
 	"  (run: --phase none drives nothing; the control channel opens once netmux is up)\n"
 	"\n"
 	"  --phase LIST        phases to measure: all, or a comma list of boot, create,\n"
@@ -82,7 +84,7 @@ enum { OPT_PHASE = 256, OPT_SCALE, OPT_IDLE, OPT_FREQ, OPT_TOP, OPT_NETMUX, OPT_
 enum { OPT_OUT = 512, OPT_RUNS };
 
 /* attach mode and phases marked from outside (src/live.c) */
-enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION };
+enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS };
 
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
@@ -112,6 +114,7 @@ static const struct option longopts[] = {
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "no-bpf-stats", no_argument, NULL, OPT_NO_BPF_STATS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -266,6 +269,9 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return parse_double("--interval", arg, 0.1, 86400 * 365, &o->interval);
 	case OPT_DURATION:
 		return parse_double("--duration", arg, 0.1, 86400 * 365, &o->duration);
+	case OPT_NO_BPF_STATS:
+		o->no_bpf_stats = true;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -283,6 +289,10 @@ static int check_live(struct opts *o)
 	int targets = (o->attach_pid > 0) + (o->port > 0) + (o->attach_name != NULL);
 	bool live = o->control || o->interval > 0 || o->duration > 0;
 
+	if (o->interval > 0 && o->control) {
+		pr_err("choose --interval or --control: both name the phases");
+		return -EINVAL;
+	}
 	if (!o->attach) {
 		if (o->attach_pid || o->attach_name) {
 			pr_err("--pid and --name choose a process for 'muxbpf attach'");
@@ -306,10 +316,6 @@ static int check_live(struct opts *o)
 	if (o->runs > 1 || o->no_profile || o->phase_given || o->keep) {
 		pr_err("muxbpf attach profiles a running process: --runs, --no-profile, --phase and "
 		       "--keep do not apply");
-		return -EINVAL;
-	}
-	if (o->interval > 0 && o->control) {
-		pr_err("choose --interval or --control: both name the phases");
 		return -EINVAL;
 	}
 	return 0;

@@ -42,6 +42,7 @@ struct opts {
 	double interval;         /* --interval S: consecutive windows (0: none) */
 	double duration;         /* --duration S: end the run after S (0: at stop or a signal) */
 	bool phase_given;        /* --phase was on the command line */
+	bool no_bpf_stats;       /* --no-bpf-stats: no run-time statistics (bpf_enable_stats) */
 };
 
 /* Parse argv.  Returns 0 to run, 1 when --help/--version was printed, -EINVAL after one error

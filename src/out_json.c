@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "json.h"
+#include "out_json_live.h"
 #include "ledger.h"
 #include "out.h"
 #include "phases.h"
@@ -375,26 +376,8 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	write_functions(w, &p->fold);
 	write_ledger(w, p);
 	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
+	json_write_cost(w, p);
 	jw_obj_end(w);
-}
-
-static double max_check_diff(const struct report *r)
-{
-	double worst = 0;
-
-	for (int i = 0; i < r->nphases; i++) {
-		const struct report_phase *p = &r->phases[i];
-		double d;
-
-		if (!p->measured || !p->schedstat_ns)
-			continue;
-		d = 100.0 * ((double)p->oncpu_ns - (double)p->schedstat_ns) / p->schedstat_ns;
-		if (d < 0)
-			d = -d;
-		if (d > worst)
-			worst = d;
-	}
-	return worst;
 }
 
 int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs)
@@ -432,8 +415,9 @@ int report_json_write(FILE *f, const struct report *r, const struct runs_summary
 	jw_kstr(&w, "stopped", r->stopped && *r->stopped ? r->stopped : NULL);
 	jw_ku64(&w, "exits_lost", r->exits_lost);
 	write_unwind(&w, r);
-	jw_knum(&w, "oncpu_check_max_diff_pct", max_check_diff(r));
+	jw_knum(&w, "oncpu_check_max_diff_pct", report_max_check_diff(r));
 	write_leaf_dsos(&w, "symbols", &r->symbols);
+	json_write_live(&w, r);
 	jw_key(&w, "phases");
 	jw_arr(&w);
 	for (int i = 0; i < r->nphases; i++)

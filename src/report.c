@@ -138,7 +138,7 @@ static void print_table(FILE *f, const struct report *r)
 		print_phase_row(f, r, &r->phases[i]);
 }
 
-static void print_check(FILE *f, const struct report *r)
+double report_max_check_diff(const struct report *r)
 {
 	double worst = 0;
 
@@ -154,6 +154,13 @@ static void print_check(FILE *f, const struct report *r)
 		if (d > worst)
 			worst = d;
 	}
+	return worst;
+}
+
+static void print_check(FILE *f, const struct report *r)
+{
+	double worst = report_max_check_diff(r);
+
 	fprintf(f, "\non-CPU cross-check against /proc/PID/task/*/schedstat: max |diff| %.2f%%\n",
 		worst);
 	if (r->stopped && *r->stopped)
@@ -460,13 +467,13 @@ void report_print(FILE *f, const struct report *r)
 	report_print_live(f, r);
 	print_table(f, r);
 	print_check(f, r);
-	report_print_cost(f, r);
 	print_symbols(f, r);
 	if (!r->profiled)
 		return;
 	for (int i = 0; i < r->nphases; i++) {
 		print_functions(f, r, &r->phases[i]);
 		print_ledger(f, r, &r->phases[i]);
+		report_print_cost(f, &r->phases[i]);
 	}
 }
 

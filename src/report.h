@@ -68,6 +68,8 @@ uint64_t report_dropped(const struct muxbpf_phase_stats *st);
 double report_drop_pct(const struct muxbpf_phase_stats *st);
 
 void report_print(FILE *f, const struct report *r);
+/* The largest |on-CPU - schedstat| over the measured phases, in percent. */
+double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
 int report_check(const struct report *r);

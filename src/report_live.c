@@ -56,38 +56,30 @@ void report_print_live(FILE *f, const struct report *r)
 		l->occ.checks ? l->occ.check_ns / 1e3 / l->occ.checks : 0.0);
 }
 
-void report_print_cost(FILE *f, const struct report *r)
+/*
+ * One line in a phase's section (not a table of its own: scripts find the phase table's rows
+ * by their first word).  The BPF time includes the ledger's tracepoint runs for other
+ * processes; the statistics add two clock reads per run (README: long runs).
+ */
+void report_print_cost(FILE *f, const struct report_phase *p)
 {
-	bool any = false, stats = false;
+	const struct mb_cost *c = &p->cost;
 
-	for (int i = 0; i < r->nphases; i++) {
-		any |= r->phases[i].cost.valid;
-		stats |= r->phases[i].cost.stats;
-	}
-	if (!any)
+	if (!c->valid)
 		return;
-	fprintf(f, "profiler cost      on-CPU ms    BPF ms  BPF/on-CPU  sampler runs  ledger runs  "
-		"muxbpf ms  muxbpf/core\n");
-	for (int i = 0; i < r->nphases; i++) {
-		const struct report_phase *p = &r->phases[i];
-		const struct mb_cost *c = &p->cost;
-
-		if (!c->valid)
-			continue;
-		fprintf(f, "%-16s %11.2f ", phase_name(p->id), p->oncpu_ns / 1e6);
-		if (c->stats)
-			fprintf(f, "%9.3f %10.2f%%", c->bpf_ns / 1e6, pct(c->bpf_ns, p->oncpu_ns));
-		else
-			fprintf(f, "%9s %11s", "-", "-");
-		fprintf(f, " %13" PRIu64 " %12" PRIu64 " %10.2f %11.3f%%\n", c->sampler_runs,
-			c->ledger_runs, c->self_cpu_ns / 1e6, pct(c->self_cpu_ns, c->wall_ns));
+	fprintf(f, "  profiler cost: ");
+	if (!c->stats) {
+		fprintf(f, "BPF run time not measured (--no-bpf-stats, or the kernel refused "
+			"run-time statistics); muxbpf %.2f ms CPU = %.3f%% of a core\n",
+			c->self_cpu_ns / 1e6, pct(c->self_cpu_ns, c->wall_ns));
+		return;
 	}
-	if (stats)
-		fprintf(f, "  BPF ms: every run of muxbpf's programs (bpf_enable_stats), including the "
-			"ledger's tracepoints for other processes (they return after one compare); "
-			"the statistics add two clock reads per run.  muxbpf ms: its own CPU, all "
-			"threads (CLOCK_PROCESS_CPUTIME_ID).\n");
+	if (p->oncpu_ns)
+		fprintf(f, "BPF %.3f ms = %.2f%% of on-CPU", c->bpf_ns / 1e6,
+			pct(c->bpf_ns, p->oncpu_ns));
 	else
-		fprintf(f, "  BPF ms: the kernel refused run-time statistics (bpf_enable_stats).\n");
-	fprintf(f, "\n");
+		fprintf(f, "BPF %.3f ms (no on-CPU time to compare)", c->bpf_ns / 1e6);
+	fprintf(f, " (sampler %" PRIu64 " runs, ledger %" PRIu64 " runs, also for other "
+		"processes); muxbpf %.2f ms CPU = %.3f%% of a core\n", c->sampler_runs,
+		c->ledger_runs, c->self_cpu_ns / 1e6, pct(c->self_cpu_ns, c->wall_ns));
 }

@@ -8,6 +8,7 @@
 #include "report.h"
 
 void report_print_live(FILE *f, const struct report *r);
-void report_print_cost(FILE *f, const struct report *r);
+/* A phase's "profiler cost" line: BPF run time and muxbpf's CPU in the window. */
+void report_print_cost(FILE *f, const struct report_phase *p);
 
 #endif /* MUXBPF_REPORT_LIVE_H */

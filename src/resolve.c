@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "muxbpf.h"
@@ -73,6 +74,28 @@ int resolve_stack(struct symbolizer *sym, const struct mb_maps *first,
 	return err;
 }
 
+static bool is_plt(const struct mb_sym *f)
+{
+	size_t len = f->name ? strlen(f->name) : 0;
+
+	return len > 4 && !strcmp(f->name + len - 4, "@plt");
+}
+
+/*
+ * A PLT stub has no source line of its own: its time belongs to the line that called it, which
+ * is the next frame's.  Give the stub that file:line so the srcfile and line views put the
+ * trampoline's cost where the call is; the function view still shows "fn@plt".
+ */
+static void plt_line_from_caller(struct mb_sym *v, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (is_plt(&v[i]) && !v[i].file && v[i + 1].file) {
+			v[i].file = v[i + 1].file;
+			v[i].file_rel = v[i + 1].file_rel;
+			v[i].line = v[i + 1].line;
+		}
+}
+
 /* One sample's stack with inline chains expanded. */
 static int resolve_sample(struct symbolizer *sym, const struct search *o,
 			  const struct mb_sample *s, struct mb_rstack *out)
@@ -107,6 +130,7 @@ static int resolve_sample(struct symbolizer *sym, const struct search *o,
 			v[n++].ip_index = f;
 		}
 	}
+	plt_line_from_caller(v, n);
 	out->frames = v;
 	out->n = (uint32_t)n;
 	return 0;

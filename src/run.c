@@ -226,7 +226,8 @@ static int start_game(struct session *s)
 				     .no_ledger = s->o->no_syscalls,
 				     .site_every = s->o->site_every, .unwind = s->o->unwind,
 				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
-				     .max_samples = s->o->max_samples };
+				     .max_samples = s->o->max_samples,
+				     .no_stats = s->o->no_bpf_stats };
 	int err;
 
 	s->stage = "the game's set-up";

@@ -66,17 +66,6 @@ static int view_merge(struct fold_view *out, const struct fold_view *in)
 	return 0;
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct fold_row *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
 static int dso_merge(struct fold_table *out, const struct fold_table *in)
 {
 	for (size_t i = 0; i < in->ndsos; i++) {
@@ -427,7 +416,7 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			if (p->fold.by[by].n)
 				qsort(p->fold.by[by].rows, p->fold.by[by].n,
-				      sizeof(struct fold_row), row_cmp);
+				      sizeof(struct fold_row), fold_row_cmp);
 		if (!err && p->has_ledger)
 			err = ledger_merge(p, in, n, i);
 		summarize(&rs->phases[i], in, n, i);

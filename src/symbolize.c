@@ -92,12 +92,27 @@ struct image {
 	size_t nfde_starts;
 	struct chain *cache;
 	size_t cache_cap, cache_n;
+	struct cu_subs *cus; /* per CU visited: its concrete functions' pc ranges (sub_index) */
+	size_t ncus, cus_cap;
 	struct pframe *pool;
 	size_t npool, pool_cap;
 	struct mb_dso_info info;
 	char *path;
 	char **plt_names; /* "fn@plt" */
 	size_t nplt_names;
+};
+
+/* A concrete function's pc range in a CU (struct cu_subs). */
+struct sub_range {
+	uint64_t lo, hi;
+	Dwarf_Off off; /* the DW_TAG_subprogram DIE */
+};
+
+/* The concrete functions of one CU, sorted by lo: built once per CU on its first address. */
+struct cu_subs {
+	Dwarf_Off cu_off;
+	struct sub_range *v;
+	size_t n, cap;
 };
 
 /* One mapped file (or special mapping), shared by every mapping and process that maps it. */
@@ -849,6 +864,9 @@ static void image_free(struct image *img)
 	free(img->syms);
 	free(img->segs);
 	free(img->cache);
+	for (size_t i = 0; i < img->ncus; i++)
+		free(img->cus[i].v);
+	free(img->cus);
 	free(img->pool);
 	free(img->fde_starts);
 	if (img->dw)
@@ -1416,6 +1434,140 @@ static const char *rel_to(const char *file, const char *dir)
 	return file[n] == '/' ? file + n + 1 : file;
 }
 
+static int cmp_sub(const void *a, const void *b)
+{
+	const struct sub_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Collect the pc ranges of the concrete functions under die (namespaces, classes: nested). */
+static int collect_subs(struct cu_subs *cs, Dwarf_Die *parent)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(parent, &die) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&die);
+
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+				if (cs->n == cs->cap) {
+					size_t ncap = cs->cap ? cs->cap * 2 : 256;
+					struct sub_range *v = realloc(cs->v, ncap * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					cs->v = v;
+					cs->cap = ncap;
+				}
+				cs->v[cs->n++] = (struct sub_range){ lo, hi, dwarf_dieoffset(&die) };
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			int err = collect_subs(cs, &die);
+
+			if (err)
+				return err;
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return 0;
+}
+
+/* The CU's function index, built on first use.  NULL when out of memory. */
+static struct cu_subs *cu_subs_get(struct image *img, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct cu_subs *cs;
+
+	for (size_t i = 0; i < img->ncus; i++)
+		if (img->cus[i].cu_off == off)
+			return &img->cus[i];
+	if (img->ncus == img->cus_cap) {
+		size_t ncap = img->cus_cap ? img->cus_cap * 2 : 16;
+		struct cu_subs *v = realloc(img->cus, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		img->cus = v;
+		img->cus_cap = ncap;
+	}
+	cs = &img->cus[img->ncus];
+	*cs = (struct cu_subs){ .cu_off = off };
+	if (collect_subs(cs, cu)) {
+		free(cs->v);
+		return NULL;
+	}
+	qsort(cs->v, cs->n, sizeof(*cs->v), cmp_sub);
+	img->ncus++;
+	return cs;
+}
+
+/*
+ * vaddr's scopes, innermost first, from the function containing it down through the inlined
+ * subroutines and lexical blocks that contain it: what dwarf_getscopes followed by
+ * dwarf_getscopes_die on the innermost inlined instance gives (minus the lexical blocks and
+ * the CU), but walking one function's subtree instead of the whole CU for every address (that
+ * walk was half of the symbolization time on netmux's large CUs).  Returns the count
+ * (*scopes malloc'ed), 0 when no indexed function contains vaddr, or -ENOMEM.
+ */
+static int sub_scopes(struct image *img, Dwarf_Die *cu, uint64_t vaddr, Dwarf_Die **scopes)
+{
+	struct cu_subs *cs = cu_subs_get(img, cu);
+	Dwarf_Die chain[MAX_INLINE + 1], die, child;
+	size_t lo = 0, hi, n = 0;
+	bool found = false;
+
+	if (!cs)
+		return -ENOMEM;
+	hi = cs->n;
+	while (lo < hi) { /* the last range starting at or below vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->v[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && !found;) {
+		if (vaddr < cs->v[i].hi && dwarf_offdie(img->dw, cs->v[i].off, &die))
+			found = true;
+		if (lo - i >= 8) /* functions do not nest: a few neighbours are enough */
+			break;
+	}
+	if (!found)
+		return 0;
+	chain[n++] = die;
+	for (bool deeper = true; deeper && n <= MAX_INLINE;) {
+		deeper = false;
+		if (dwarf_child(&die, &child) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&child);
+
+			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+			    dwarf_haspc(&child, vaddr) > 0) {
+				if (tag == DW_TAG_inlined_subroutine)
+					chain[n++] = child;
+				die = child;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	*scopes = malloc(n * sizeof(**scopes));
+	if (!*scopes)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		(*scopes)[i] = chain[n - 1 - i];
+	return (int)n;
+}
+
 /*
  * Work out vaddr's frames, innermost first: each DW_TAG_inlined_subroutine containing it
  * (named after its abstract origin, at the line of the code executing in it), then the
@@ -1431,7 +1583,7 @@ static int compute_chain(struct symbolizer *s, struct image *img, uint64_t vaddr
 	uint64_t sub_low = 0, start;
 	struct sym *sym = find_sym(img, vaddr);
 	Dwarf_Die cu, *scopes = NULL;
-	bool have_sub_low = false, sub_linkage = false, linkage;
+	bool have_sub_low = false, sub_linkage = false, linkage, concrete;
 	size_t n = 0;
 
 	if (img->dw && dwarf_addrdie(img->dw, vaddr, &cu)) {
@@ -1450,10 +1602,16 @@ static int compute_chain(struct symbolizer *s, struct image *img, uint64_t vaddr
 		/*
 		 * dwarf_getscopes continues an inlined instance with its abstract origin's scopes;
 		 * the concrete callers come from dwarf_getscopes_die on the innermost function
-		 * scope (as eu-addr2line -i does).
+		 * scope (as eu-addr2line -i does).  The function index gives the same scopes
+		 * faster; an address no indexed function contains takes the long way.
 		 */
-		ns = dwarf_getscopes(&cu, vaddr, &scopes);
-		for (int i = 0; i < ns; i++) {
+		ns = sub_scopes(img, &cu, vaddr, &scopes);
+		if (ns < 0)
+			return ns;
+		concrete = ns > 0;
+		if (!concrete)
+			ns = dwarf_getscopes(&cu, vaddr, &scopes);
+		for (int i = 0; !concrete && i < ns; i++) {
 			int tag = dwarf_tag(&scopes[i]);
 			Dwarf_Die die = scopes[i];
 

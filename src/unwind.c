@@ -97,6 +97,7 @@ struct unwinder {
 	pthread_t thread;
 	bool thread_started;
 	volatile bool stop;
+	int poll_ms, recheck_ms; /* the thread's pace (unwinder__set_pace) */
 	pthread_mutex_t lock;
 	pid_t pending[64];
 	int npending;
@@ -559,13 +560,13 @@ static void *serve(void *arg)
 	double last = now_ms();
 
 	while (!u->stop) {
-		ring_buffer__poll(u->rb, POLL_MS);
+		ring_buffer__poll(u->rb, __atomic_load_n(&u->poll_ms, __ATOMIC_RELAXED));
 		pthread_mutex_lock(&u->lock);
 		for (int i = 0; i < u->npending; i++)
 			refresh_locked(u, u->pending[i]);
 		u->npending = 0;
 		/* Mappings replaced in place (munmap + mmap) send no request: recheck. */
-		if (now_ms() - last >= RECHECK_MS) {
+		if (now_ms() - last >= __atomic_load_n(&u->recheck_ms, __ATOMIC_RELAXED)) {
 			for (int i = u->nprocs - 1; i >= 0; i--)
 				refresh_locked(u, u->procs[i].pid);
 			last = now_ms();
@@ -763,6 +764,8 @@ struct unwinder *unwinder__new(int mode)
 		return NULL;
 	u->mode = mode;
 	u->stats_fd = -1;
+	u->poll_ms = POLL_MS;
+	u->recheck_ms = RECHECK_MS;
 	pthread_mutex_init(&u->lock, NULL);
 	return u;
 }
@@ -807,6 +810,19 @@ int unwinder__start(struct unwinder *u, const struct unwinder_maps *m,
 	}
 	u->thread_started = true;
 	return 0;
+}
+
+void unwinder__set_pace(struct unwinder *u, int poll_ms, int recheck_ms)
+{
+	__atomic_store_n(&u->poll_ms, poll_ms, __ATOMIC_RELAXED);
+	__atomic_store_n(&u->recheck_ms, recheck_ms, __ATOMIC_RELAXED);
+}
+
+void unwinder__disable_stats(struct unwinder *u)
+{
+	if (u->stats_fd >= 0)
+		close(u->stats_fd);
+	u->stats_fd = -1;
 }
 
 int unwinder__enable_stats(struct unwinder *u)

@@ -44,6 +44,15 @@ void unwinder__summary(struct unwinder *u, struct mb_unwind_summary *out);
 /* Keep BPF run-time statistics on (bpf_enable_stats) for the unwinder's life: the cost per
  * sample goes into the report.  0 or -errno. */
 int unwinder__enable_stats(struct unwinder *u);
+/* Drop this unwinder's hold on the statistics (bench/stats_cost.c measures what they cost). */
+void unwinder__disable_stats(struct unwinder *u);
+/*
+ * The serving thread's pace: it waits up to poll_ms for requests (also the longest wait in
+ * unwinder__free) and rereads every known process's maps each recheck_ms (default 50 / 500).
+ * Long runs slow it down: requests still come at once, only the rechecks for mappings
+ * replaced in place are rarer.
+ */
+void unwinder__set_pace(struct unwinder *u, int poll_ms, int recheck_ms);
 void unwinder__free(struct unwinder *u);
 
 /* ---- reading the content-addressed stack maps back (collect.c) ---- */

@@ -105,12 +105,12 @@ static void test_oncpu_and_closure(void **state)
 
 		/*
 		 * schedstat lists live threads only: the pipe phase's reader thread has exited
-		 * by the end, so add its CPU time as it measured it itself (a few µs of its exit
-		 * path are after that reading: allow 20 µs).
+		 * by the end, so add its CPU time as it measured it itself.  Its exit path runs
+		 * after that reading: 5-30 µs here, allow 100 µs.
 		 */
 		if (ph == PH_PIPE) {
 			sched += reader;
-			if (l->oncpu_ns >= sched && l->oncpu_ns - sched < 20000)
+			if (l->oncpu_ns >= sched && l->oncpu_ns - sched < 100000)
 				sched = l->oncpu_ns;
 		}
 		double diff = sched ? 100.0 * ((double)l->oncpu_ns - sched) / sched : 100;

@@ -203,7 +203,10 @@ static enum verdict compare(const struct addr *a, char fn[][512], char loc[][102
 			snprintf(mine, sizeof(mine), "%s:?", a->fr[i].file);
 		else
 			snprintf(mine, sizeof(mine), "??:?");
-		if (strcmp(loc[i], mine) && !(!a->fr[i].line && !strcmp(loc[i], "?" "?:0")))
+		/* a PLT stub: addr2line knows nothing; we name it and give it its caller's line */
+		if (!strcmp(fn[i], "??") && strstr(mine_fn, "@plt"))
+			v = PLT;
+		else if (strcmp(loc[i], mine) && !(!a->fr[i].line && !strcmp(loc[i], "?" "?:0")))
 			v = DIFFERENT;
 		else if (!strcmp(fn[i], mine_fn))
 			continue;
@@ -212,8 +215,6 @@ static enum verdict compare(const struct addr *a, char fn[][512], char loc[][102
 			v = QUIRK_INNERMOST;
 		else if (i == 0 && k > 1 && a->fr[0].inline_depth && strstr(fn[0], " [clone "))
 			v = QUIRK_INNERMOST; /* the same rule, from the clone's symbol */
-		else if (!strcmp(fn[i], "??") && strstr(mine_fn, "@plt"))
-			v = PLT;
 		else if (i > 0 && i == k - 1 && !strchr(fn[i], '(') &&
 			 !strncmp(mine_fn, fn[i], strlen(fn[i])) &&
 			 (mine_fn[strlen(fn[i])] == '(' || mine_fn[strlen(fn[i])] == ' '))

@@ -18,6 +18,14 @@ tests-build: $(TEST_BINS) $(TARGET_BINS) $(FIXTURES)
 $(OUTPUT)/tests/targets:
 	$(Q)mkdir -p $@
 
+# Helpers the e2e scripts and benchmarks run (not suites): a game and a driver outside muxbpf.
+HELPER_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/helper_*.c))
+tests-build: $(HELPER_BINS)
+
+$(OUTPUT)/tests/helper_%: tests/helper_%.c $(LIB_OBJS) | $(OUTPUT)/tests
+	$(call msg,HELPER,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 $(OUTPUT)/tests/test_%: tests/test_%.c $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@

@@ -29,7 +29,7 @@ done
 awk '/^phase /{t=1; next} t && NF==0 {exit} t && $5 >= 10 && $8 == 0 {print $1; bad=1} END{exit bad}' \
 	"$log/out" >"$log/empty" || fail "busy phases without samples: $(cat "$log/empty")"
 for p in attrwrite attrread dispatch softcode_arith softcode_list; do
-	n=$(awk -v p="$p" '$1==p {print $8}' "$log/out")
+	n=$(awk -v p="$p" '$1==p {print $8; exit}' "$log/out")
 	[ "${n:-0}" -gt 0 ] || fail "phase $p has no samples"
 done
 # The softcode phases are led by netmux's evaluator, named, not addresses.
