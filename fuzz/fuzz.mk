@@ -9,6 +9,7 @@
 #
 #   make fuzz                 build, seed, run every target for FUZZ_SECONDS (default 60) each
 #   make fuzz-build           build only
+#   make fuzz-replay          run every seed and every fixed finding once (deterministic)
 #   FUZZ_JOBS=2 make fuzz     run the targets in parallel; FUZZ_NICE (default 19) applies
 # A crash leaves $(OUTPUT)/fuzz/artifacts/<target>/crash-* and makes `make fuzz` fail; once
 # fixed, its input goes to fuzz/regress/<target>/ (replayed as a seed on every run).
@@ -28,7 +29,7 @@ FUZZ_SRC_fuzz_maps := src/maps.c src/log.c
 FUZZ_SRC_fuzz_symbolize := src/symbolize.c src/maps.c src/log.c
 FUZZ_SRC_fuzz_cfi := src/cfi.c src/log.c
 
-.PHONY: fuzz fuzz-build fuzz-seed
+.PHONY: fuzz fuzz-build fuzz-seed fuzz-replay
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -54,3 +55,14 @@ fuzz-seed: tests-build
 fuzz: fuzz-build fuzz-seed
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_NICE=$(FUZZ_NICE) \
 		fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+# Deterministic: every seed and every input of a fixed finding (fuzz/regress/) through its target
+# once, no mutation.  CI runs this; a random fuzzing round can find something new at any time.
+fuzz-replay: fuzz-build fuzz-seed
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		case $$t in fuzz_maps) seed=$(FUZZ_DIR)/seed/fuzz_maps ;; *) seed=$(FUZZ_DIR)/seed/fuzz_elf ;; esac; \
+		reg=fuzz/regress/$$t; [ -d $$reg ] || reg=; \
+		$(FUZZ_DIR)/$$t -runs=0 $$seed $$reg >$(FUZZ_DIR)/$$t.replay.log 2>&1 || \
+			{ tail -20 $(FUZZ_DIR)/$$t.replay.log; echo "fuzz-replay: $$t failed"; exit 1; }; \
+		echo "fuzz-replay: $$t: $$(find $$seed $$reg -type f 2>/dev/null | wc -l) inputs, no finding"; \
+	done

@@ -150,7 +150,8 @@ static int diff_functions(FILE *f, const struct jv *po, const struct jv *pn, int
 			n++;
 		}
 	}
-	qsort(d, n, sizeof(*d), cmp_delta);
+	if (n > 1)
+		qsort(d, n, sizeof(*d), cmp_delta);
 	for (size_t i = 0; i < n; i++) {
 		bool b = fabs(d[i].delta) > SIGMAS * d[i].sigma && d[i].delta != 0;
 

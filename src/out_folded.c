@@ -42,7 +42,8 @@ int folded_write(FILE *f, const struct sprof *sp, const struct sp_phase *p)
 		order[i] = i;
 	sort_base = p->stacks;
 	sort_sp = sp;
-	qsort(order, p->nstacks, sizeof(*order), stack_text_cmp);
+	if (p->nstacks > 1)
+		qsort(order, p->nstacks, sizeof(*order), stack_text_cmp);
 	for (size_t k = 0; k < p->nstacks; k++) {
 		const struct sp_stack *s = &p->stacks[order[k]];
 

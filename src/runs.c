@@ -20,7 +20,8 @@ struct run_stat run_stat_of(double *v, int n)
 
 	if (n <= 0)
 		return s;
-	qsort(v, n, sizeof(*v), cmp_double);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_double);
 	s.min = v[0];
 	s.max = v[n - 1];
 	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;

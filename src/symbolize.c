@@ -1374,7 +1374,8 @@ static void load_fde_starts(struct image *img)
 		return;
 	for (size_t i = 0; i < count; i++)
 		img->fde_starts[i] = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(b + off + 8 * i);
-	qsort(img->fde_starts, count, sizeof(*img->fde_starts), cmp_u64);
+	if (count > 1)
+		qsort(img->fde_starts, count, sizeof(*img->fde_starts), cmp_u64);
 	img->nfde_starts = count;
 }
 
@@ -1503,7 +1504,8 @@ static struct cu_subs *cu_subs_get(struct image *img, Dwarf_Die *cu)
 		free(cs->v);
 		return NULL;
 	}
-	qsort(cs->v, cs->n, sizeof(*cs->v), cmp_sub);
+	if (cs->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_sub);
 	img->ncus++;
 	return cs;
 }

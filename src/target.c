@@ -281,7 +281,8 @@ int target_threads(pid_t pid, pid_t **tids)
 		v[n++] = atoi(e->d_name);
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_pid);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_pid);
 	*tids = v;
 	return n;
 }

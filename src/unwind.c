@@ -954,6 +954,7 @@ int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stack_table
 		stack_table__free(out);
 		return err;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_stack);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_stack);
 	return 0;
 }
