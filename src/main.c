@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * muxbpf: profile a throwaway netmux phase by phase from BPF maps.
+ * muxbpf: profile netmux phase by phase from BPF maps.
  *
- * The pipeline: options -> run (game, attach, drive, collect) -> resolve (symbolize) -> fold
- * (per-phase function tables) -> report.
+ * The pipeline: options -> run (a throwaway game: run.c; a live process: live.c — start or
+ * find it, attach, drive or wait, collect) -> assemble (symbolize, fold, ledgers: assemble.c)
+ * -> report and artifacts (report.c, out*.c).  `muxbpf diff` compares two report.json files.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "assemble.h"
 #include "diff.h"
-#include "fold.h"
 #include "live.h"
 #include "log.h"
 #include "opts.h"
 #include "out.h"
 #include "progress.h"
 #include "report.h"
-#include "resolve.h"
 #include "run.h"
 #include "runs.h"
 #include "signals.h"
@@ -30,231 +30,6 @@ static double mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Fill one report row from a measured window. */
-static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,
-			bool profiled)
-{
-	rp->id = w->phase;
-	rp->measured = true;
-	rp->ok = w->result.ok;
-	rp->partial = w->partial;
-	snprintf(rp->error, sizeof(rp->error), "%s", w->result.error);
-	rp->wall_s = w->result.wall_s;
-	rp->commands = w->result.commands;
-	rp->schedstat_ns = w->after.proc.schedstat_ns - w->before.proc.schedstat_ns;
-	rp->oncpu_ns = profiled ? rt_delta(&w->before.rt, &w->after.rt, run->pid) : rp->schedstat_ns;
-	rp->usr_ns = w->after.proc.utime_ns - w->before.proc.utime_ns;
-	rp->sys_ns = w->after.proc.stime_ns - w->before.proc.stime_ns;
-	rp->proc_usr_ns = rp->usr_ns;
-	rp->proc_sys_ns = rp->sys_ns;
-	cost_delta(&w->before.cost, &w->after.cost, &rp->cost);
-}
-
-/* The window's time ledger from the boundary readings and the ledger maps. */
-static int fill_ledger(struct report_phase *rp, const struct window *w, const struct run *run)
-{
-	struct mb_boundary from = { .t_ns = w->before.t_ns, .rt = &w->before.rt,
-				    .inflight = &w->before.inflight };
-	struct mb_boundary to = { .t_ns = w->after.t_ns, .rt = &w->after.rt,
-				  .inflight = &w->after.inflight };
-	int err;
-
-	err = ledger_build(&run->ledger_data, w->phase, run->pid, &from, &to, &rp->ledger);
-	if (!err)
-		rp->has_ledger = true;
-	return err;
-}
-
-/* Everything outside the measured windows: setup, logins, shutdown excluded. */
-static void fill_outside(struct report_phase *rp, const struct report *r, const struct run *run,
-			 bool profiled)
-{
-	uint64_t total;
-
-	rp->id = 0;
-	rp->ok = true;
-	if (!run->final_taken) /* stopped before a closing reading: nothing to subtract from */
-		return;
-	total = profiled ? rt_delta(&run->start.rt, &run->final.rt, run->pid)
-			 : run->final.proc.schedstat_ns - run->start.proc.schedstat_ns;
-	rp->usr_ns = run->final.proc.utime_ns - run->start.proc.utime_ns;
-	rp->sys_ns = run->final.proc.stime_ns - run->start.proc.stime_ns;
-	for (int i = 0; i < r->nphases; i++) {
-		total -= total >= r->phases[i].oncpu_ns ? r->phases[i].oncpu_ns : total;
-		rp->usr_ns -= rp->usr_ns >= r->phases[i].usr_ns ? r->phases[i].usr_ns : rp->usr_ns;
-		rp->sys_ns -= rp->sys_ns >= r->phases[i].sys_ns ? r->phases[i].sys_ns : rp->sys_ns;
-	}
-	rp->oncpu_ns = total;
-}
-
-static int fold_all(struct report *r, const struct run *run, const struct mb_resolved *res)
-{
-	for (int i = 0; i < r->nphases; i++) {
-		struct report_phase *rp = &r->phases[i];
-		int err;
-
-		rp->stats = run->profile.stats[rp->id];
-		err = fold_phase(&run->profile, res, rp->id, run->pid, r->by, &rp->fold);
-		if (err)
-			return err;
-		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
-	}
-	/* leaf DSOs over the whole run: the report's symbols section */
-	return fold_phase(&run->profile, res, FOLD_ALL_PHASES, run->pid, 0, &r->symbols);
-}
-
-/* A symbolizer with --debug-dir before the standard directory, reading the files the run
- * pinned (they may be unmapped or gone by now). */
-static struct symbolizer *make_symbolizer(const struct opts *o, const struct run *run)
-{
-	const char *dirs[sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]) + 1];
-	struct symbolizer *sym = symbolizer__new();
-	int n = 0, err;
-
-	if (!sym)
-		return NULL;
-	for (int i = 0; i < o->ndebug_dirs; i++)
-		dirs[n++] = o->debug_dirs[i];
-	dirs[n++] = "/usr/lib/debug";
-	err = symbolizer__set_debug_dirs(sym, dirs, (size_t)n);
-	if (err) {
-		symbolizer__free(sym);
-		errno = -err;
-		return NULL;
-	}
-	symbolizer__use_pins(sym, &run->pins);
-	return sym;
-}
-
-#define SITE_FRAMES 4
-
-/* "a <- b <- c <- d": the first frames of a call site's user stack. */
-static char *site_label(struct symbolizer *sym, const struct run *run, unsigned int phase,
-			int32_t stack_id)
-{
-	const struct mb_stack *st = stack_id >= 0 ? stack_table__find(&run->profile.stacks,
-								    stack_id)
-						  : NULL;
-	struct mb_sym frames[SITE_FRAMES];
-	char buf[1024] = "";
-	size_t len = 0;
-	uint32_t nr;
-
-	if (!st || !st->nr)
-		return NULL;
-	nr = st->nr < SITE_FRAMES ? st->nr : SITE_FRAMES;
-	if (resolve_stack(sym, &run->maps[phase], &run->last_maps, st->ips, nr, frames))
-		return NULL;
-	for (uint32_t f = 0; f < nr && len < sizeof(buf); f++) {
-		const char *dso = frames[f].dso ? strrchr(frames[f].dso, '/') : NULL;
-
-		if (frames[f].name)
-			len += snprintf(buf + len, sizeof(buf) - len, "%s%s", f ? " <- " : "",
-					frames[f].name);
-		else
-			len += snprintf(buf + len, sizeof(buf) - len, "%s[%s+0x%llx]",
-					f ? " <- " : "", dso ? dso + 1 : "?",
-					(unsigned long long)frames[f].offset);
-	}
-	if (st->nr > nr && len < sizeof(buf))
-		snprintf(buf + len, sizeof(buf) - len, " <- ...");
-	return strdup(buf);
-}
-
-/* Labels for the call sites the report lists (the top ones of each phase). */
-static int label_sites(struct report *r, struct symbolizer *sym, const struct run *run)
-{
-	for (int i = 0; i < r->nphases; i++) {
-		struct report_phase *p = &r->phases[i];
-		size_t n = p->ledger.nsites; /* all: report.json lists them, --runs merges by label */
-
-		if (!p->has_ledger || !n)
-			continue;
-		p->site_labels = calloc(p->ledger.nsites, sizeof(*p->site_labels));
-		if (!p->site_labels)
-			return -ENOMEM;
-		for (size_t j = 0; j < n; j++)
-			p->site_labels[j] = site_label(sym, run, p->id, p->ledger.sites[j].stack_id);
-	}
-	return 0;
-}
-
-static int build_report(struct report *r, const struct opts *o, const struct run *run,
-			struct sprof *sp)
-{
-	struct mb_resolved res = {};
-	struct symbolizer *sym;
-	double t0, t1;
-	int err;
-
-	memset(r, 0, sizeof(*r));
-	r->target = run->netmux;
-	r->version = run->version;
-	r->pid = run->pid;
-	r->port = run->port;
-	r->scale = o->scale;
-	r->freq = o->freq;
-	r->top = o->top;
-	r->by = o->by;
-	r->min_pct = o->min_pct;
-	r->debug_dirs = o->debug_dirs;
-	r->ndebug_dirs = o->ndebug_dirs;
-	r->profiled = !o->no_profile;
-	r->ledger = run->ledger;
-	r->site_every = o->site_every > 0 ? o->site_every : MUXBPF_DEFAULT_SITE_EVERY;
-	r->max_drop_pct = o->max_drop_pct;
-	r->stopped = run->stopped[0] ? run->stopped : NULL;
-	r->exits_lost = run->profile.exits_lost;
-	r->unwind = &run->profile.unwind;
-	r->live = run->live.valid ? &run->live : NULL;
-	for (int i = 0; i < run->nwindows; i++) {
-		fill_window(&r->phases[r->nphases], &run->windows[i], run, r->profiled);
-		if (r->ledger) {
-			err = fill_ledger(&r->phases[r->nphases], &run->windows[i], run);
-			if (err)
-				return err;
-		}
-		r->nphases++;
-	}
-	fill_outside(&r->phases[r->nphases], r, run, r->profiled);
-	r->nphases++;
-	if (!r->profiled)
-		return 0;
-	sym = make_symbolizer(o, run);
-	if (!sym)
-		return -errno;
-	t0 = mono_ms();
-	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &res);
-	t1 = mono_ms();
-	if (!err)
-		err = fold_all(r, run, &res);
-	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
-		   "%.1f ms", run->profile.stacks.n, run->profile.n, t1 - t0, mono_ms() - t1);
-	if (!err && r->ledger)
-		err = label_sites(r, sym, run);
-	if (!err && sp)
-		err = sprof_add_run(sp, sym, run, &res, r);
-	resolve_free(&res);
-	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
-	return err;
-}
-
-static void report_free(struct report *r)
-{
-	for (int i = 0; i < r->nphases; i++) {
-		struct report_phase *p = &r->phases[i];
-
-		for (size_t j = 0; p->site_labels && j < p->ledger.nsites; j++)
-			free(p->site_labels[j]);
-		free(p->site_labels);
-		phase_ledger__free(&p->ledger);
-		fold_table__free(&p->fold);
-	}
-	fold_table__free(&r->symbols);
-	symbolizer__free(r->sym);
-	r->sym = NULL;
 }
 
 /* --runs N: N whole runs, each on a fresh game, merged into one report with the spread. */

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* From a run (plain data) to a report (plain data): the stage between collect and print. */
+#ifndef MUXBPF_ASSEMBLE_H
+#define MUXBPF_ASSEMBLE_H
+
+#include "opts.h"
+#include "report.h"
+#include "run.h"
+#include "sprof.h"
+
+/* Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
+ * r is valid for report_free() either way. */
+int build_report(struct report *r, const struct opts *o, const struct run *run, struct sprof *sp);
+void report_free(struct report *r);
+
+#endif /* MUXBPF_ASSEMBLE_H */
