@@ -261,10 +261,10 @@ _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
 /* Kernel time by user call site: the user stack at syscall entry. */
 /*
  * Walking the user stack costs microseconds, more than the syscall itself for cheap calls, so
- * the call site is taken for every Nth syscall of a thread (--site-every, default 8); the
+ * the call site is taken for every Nth syscall of a thread (--site-every, default 32); the
  * syscall table stays exact, the call-site table is a systematic sample of it.
  */
-#define MUXBPF_DEFAULT_SITE_EVERY 8
+#define MUXBPF_DEFAULT_SITE_EVERY 32
 #define MUXBPF_SITE_UNSAMPLED (-0x10000) /* stack_id of a call whose stack was not taken */
 
 struct muxbpf_site_key {

@@ -436,8 +436,8 @@ static void print_sites(FILE *f, const struct report *r, const struct report_pha
 
 	if (!l->site_cpu_ns || !l->nsites)
 		return;
-	fprintf(f, "  kernel time by user call site (%% of syscall on-CPU; stacks of every %uth "
-		   "call):\n",
+	fprintf(f, "  kernel time by user call site (%% of syscall on-CPU; the stacks of 1 in %u "
+		   "calls):\n",
 		r->site_every);
 	for (size_t i = 0; i < l->nsites && shown < r->top; i++) {
 		const struct ledger_site_row *y = &l->sites[i];

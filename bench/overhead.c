@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What profiling costs netmux, measured inside ONE server process.  Bare netmux's CPU for the
+ * same phase differs by 15-40% between server processes on these VMs, so separate runs cannot
+ * see a few percent of overhead.  This program starts one throwaway game, creates the objects
+ * and attributes once, then for every repeatable busy phase runs blocks of the same commands
+ * (the real driver, src/drive.c, with its reply checks) under each profiler configuration in
+ * turn, in a rotating order, for several rounds:
+ *
+ *   bare          nothing attached (= muxbpf --no-profile: the same driver, nothing else)
+ *   sampler       muxbpf's BPF attached to the running pid, sampler only (--no-syscalls)
+ *   default       sampler + time ledger (--unwind auto)
+ *   nosites       sampler + time ledger, --site-every 0 (not in the default set)
+ *   nostats       default with the kernel's BPF run-time statistics off (not in the default
+ *                 set; muxbpf turns them on for its cost lines: two clock reads per BPF run)
+ *   dwarf         sampler + time ledger, --unwind dwarf
+ *   fp            sampler + time ledger, --unwind fp (not in the default set)
+ *   perf-dwarf    perf record -e task-clock:u --call-graph dwarf,16384 -F 997 -p PID
+ *   perf-fp       perf record -g -F 997 -p PID
+ *
+ * perf starts with its events disabled (-D -1) and a control fifo: the block starts only after
+ * perf acknowledged "enable", and perf is stopped with SIGINT after the block (its final write
+ * is outside the window).  Per block: netmux's CPU from /proc/PID/task/ * /schedstat (exact:
+ * read while netmux sleeps), divided by the commands; the profiler's own process CPU in the
+ * window (muxbpf: its unwinder thread here; perf: the perf process); wall per command.
+ *
+ * create and dump are not repeated: create grows the database (a second block would run on a
+ * different database), and dump is one command that waits on fsync.  They are measured once per
+ * server by the end-to-end runs (bench/stability.sh), not here.
+ *
+ *   build/bench/overhead [--rounds N] [--scale F] [--block-ms MS] [--phases LIST]
+ *                        [--configs LIST] [--freq HZ] [--keep-perf DIR] [--netmux PATH]
+ *                        [--game DIR] [--setarch-R]
+ *
+ * Prints, per phase and configuration, µs of netmux CPU per command (min / median / max over
+ * the rounds), the best block's ratio to bare, the paired per-round ratio (median [min..max]),
+ * and host steal time and load beside every table.  Needs root (or CAP_BPF + CAP_PERFMON).  It
+ * measures; it passes or fails on nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "drive.h"
+#include "game.h"
+#include "log.h"
+#include "muxbpf.h"
+#include "muxbpf.skel.h"
+#include "phases.h"
+#include "procstat.h"
+#include "signals.h"
+
+#define MAX_ROUNDS 32
+#define MAX_REPS 64
+#define MAX_PROGS 24
+
+enum conf { BARE, SAMPLER, DEFAULT, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP, NCONF };
+static const char *const conf_name[NCONF] = { "bare",  "sampler", "default",	"nosites", "nostats",
+					      "dwarf", "fp",	  "perf-dwarf", "perf-fp" };
+static const char *const conf_what[NCONF] = {
+	"nothing attached (= muxbpf --no-profile: the same driver)",
+	"muxbpf sampler only (--no-syscalls), --unwind auto",
+	"muxbpf default: sampler + time ledger, --unwind auto",
+	"muxbpf sampler + ledger without call sites (--site-every 0)",
+	"muxbpf default with BPF run-time statistics off (bpf_enable_stats fd dropped)",
+	"muxbpf sampler + ledger, --unwind dwarf",
+	"muxbpf sampler + ledger, --unwind fp",
+	"perf record -e task-clock:u --call-graph dwarf,16384 -F HZ -p PID",
+	"perf record -g -F HZ -p PID",
+};
+
+static const unsigned int default_phases[] = {
+	MUXBPF_PHASE_ATTRWRITE, MUXBPF_PHASE_ATTRREAD, MUXBPF_PHASE_DISPATCH,
+	MUXBPF_PHASE_SOFTCODE_ARITH, MUXBPF_PHASE_SOFTCODE_LIST,
+};
+
+struct block {
+	double cpu_ns;	    /* netmux */
+	double prof_ns;	    /* the profiler's process: perf, or our non-main threads */
+	double wall_ns;
+	double cmds;
+	double steal_pct;   /* host steal over the block, % of all CPU time */
+	long long perf_bytes; /* perf.data size */
+};
+
+struct bench {
+	pid_t pid;	 /* netmux */
+	pid_t perf_pid;	 /* perf record, while a perf block runs */
+	int freq;
+	int rounds;
+	double scale;
+	double block_ms;
+	const char *netmux;
+	const char *keep_perf;
+	char tmpdir[64];
+	unsigned int phases[MUXBPF_PHASE__COUNT];
+	int nphases;
+	bool conf_on[NCONF];
+	int reps[MUXBPF_PHASE__COUNT];
+	/* readings at a window's begin, accumulated at its end */
+	double t0, cpu0, prof0;
+	struct block acc;
+	struct block res[MUXBPF_PHASE__COUNT][NCONF][MAX_ROUNDS];
+	double attach_ms[NCONF], detach_ms[NCONF];
+	int nattach[NCONF];
+	struct profiler *prof;
+	/* BPF run-time statistics per muxbpf configuration and program, summed over blocks */
+	char prog_name[MAX_PROGS][32];
+	int nprogs;
+	double prog_runs[NCONF][MAX_PROGS], prog_ns[NCONF][MAX_PROGS], prog_cmds[NCONF];
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Host steal and total jiffies from /proc/stat's cpu line. */
+static void read_steal(unsigned long long *steal, unsigned long long *total)
+{
+	unsigned long long v[10] = {};
+	FILE *f = fopen("/proc/stat", "re");
+
+	*steal = *total = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
+		for (int i = 0; i < 8; i++) /* guest time is inside user already */
+			*total += v[i];
+		*steal = v[7];
+	}
+	fclose(f);
+}
+
+static double loadavg1(void)
+{
+	double l = -1;
+	FILE *f = fopen("/proc/loadavg", "re");
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
+}
+
+/* Sum of schedstat runtime over the threads of pid; skip_tid (if > 0) left out. */
+static double task_cpu_ns(pid_t pid, pid_t skip_tid)
+{
+	char path[64], line[128];
+	struct dirent *de;
+	double sum = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+		unsigned long long ns;
+		FILE *f;
+
+		if (tid <= 0 || tid == skip_tid)
+			continue;
+		snprintf(line, sizeof(line), "/proc/%d/task/%d/schedstat", pid, tid);
+		f = fopen(line, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* The profiler's own CPU so far: perf's process, or this process's threads but the driver's. */
+static double prof_cpu_ns(const struct bench *b)
+{
+	if (b->perf_pid > 0)
+		return task_cpu_ns(b->perf_pid, 0);
+	return task_cpu_ns(getpid(), getpid());
+}
+
+static unsigned long long steal0, total0;
+
+static int hook_begin(void *ctx, unsigned int phase)
+{
+	struct bench *b = ctx;
+
+	if (b->prof)
+		profiler__set_phase(b->prof, phase);
+	if (procstat_wait_sleeping(b->pid, 2000))
+		fprintf(stderr, "overhead: netmux did not go to sleep before %s\n",
+			phase_name(phase));
+	read_steal(&steal0, &total0);
+	b->cpu0 = task_cpu_ns(b->pid, 0);
+	b->prof0 = prof_cpu_ns(b);
+	b->t0 = now_ns();
+	return 0;
+}
+
+static int hook_end(void *ctx, unsigned int phase)
+{
+	struct bench *b = ctx;
+	unsigned long long s, t;
+	double t1 = now_ns();
+
+	procstat_wait_sleeping(b->pid, 2000);
+	b->acc.cpu_ns += task_cpu_ns(b->pid, 0) - b->cpu0;
+	b->acc.prof_ns += prof_cpu_ns(b) - b->prof0;
+	b->acc.wall_ns += t1 - b->t0;
+	read_steal(&s, &t);
+	if (t > total0)
+		b->acc.steal_pct = fmax(b->acc.steal_pct, 100.0 * (s - steal0) / (t - total0));
+	if (b->prof)
+		profiler__set_phase(b->prof, MUXBPF_PHASE_NONE);
+	(void)phase;
+	return 0;
+}
+
+/* perf record on the pid, events disabled until it acknowledges "enable" on its fifo. */
+static int perf_start(struct bench *b, enum conf c, const char *data)
+{
+	char ctl[128], ack[128], freq[16], pid[16], arg[300];
+	int cfd = -1, afd = -1, err = -1;
+	char buf[8] = "";
+
+	snprintf(ctl, sizeof(ctl), "%.64s/ctl", b->tmpdir);
+	snprintf(ack, sizeof(ack), "%.64s/ack", b->tmpdir);
+	unlink(ctl);
+	unlink(ack);
+	if (mkfifo(ctl, 0600) || mkfifo(ack, 0600))
+		return -1;
+	snprintf(freq, sizeof(freq), "%d", b->freq);
+	snprintf(pid, sizeof(pid), "%d", b->pid);
+	snprintf(arg, sizeof(arg), "fifo:%s,%s", ctl, ack);
+	b->perf_pid = fork();
+	if (b->perf_pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		if (c == PERF_DWARF)
+			execlp("perf", "perf", "record", "-q", "-e", "task-clock:u", "--call-graph",
+			       "dwarf,16384", "-F", freq, "-p", pid, "-o", data, "--control", arg,
+			       "-D", "-1", (char *)NULL);
+		else
+			execlp("perf", "perf", "record", "-q", "-g", "-F", freq, "-p", pid, "-o",
+			       data, "--control", arg, "-D", "-1", (char *)NULL);
+		_exit(127);
+	}
+	if (b->perf_pid < 0)
+		return -1;
+	/* the fifo has a reader once perf set up: open for writing without blocking, retry */
+	for (int i = 0; i < 1000 && cfd < 0; i++) {
+		cfd = open(ctl, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (cfd < 0) {
+			if (waitpid(b->perf_pid, NULL, WNOHANG) == b->perf_pid)
+				goto out_dead;
+			usleep(10000);
+		}
+	}
+	afd = open(ack, O_RDONLY | O_CLOEXEC);
+	if (cfd < 0 || afd < 0 || write(cfd, "enable\n", 7) != 7 || read(afd, buf, 4) < 3 ||
+	    strncmp(buf, "ack", 3))
+		goto out;
+	err = 0;
+out:
+	if (cfd >= 0)
+		close(cfd);
+	if (afd >= 0)
+		close(afd);
+	if (err)
+		fprintf(stderr, "overhead: perf record did not start (is perf installed?)\n");
+	return err;
+out_dead:
+	b->perf_pid = 0;
+	fprintf(stderr, "overhead: perf record exited at start\n");
+	return -1;
+}
+
+static void perf_stop(struct bench *b)
+{
+	if (b->perf_pid <= 0)
+		return;
+	kill(b->perf_pid, SIGINT);
+	waitpid(b->perf_pid, NULL, 0);
+	b->perf_pid = 0;
+}
+
+/*
+ * Statistics stay on while a bpf_enable_stats() fd is open.  Replace ours (an anon inode named
+ * bpf-stats) with /dev/null: the kernel turns them off, and the unwinder's later close() closes
+ * /dev/null instead.  Measurement only.
+ */
+static void drop_stats_fd(void)
+{
+	char path[64], link[64];
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	for (int fd = 3; fd < 1024 && null >= 0; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (strstr(link, "bpf-stats"))
+			dup2(null, fd);
+	}
+	if (null >= 0)
+		close(null);
+}
+
+static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
+{
+	struct attach_opts o = { .pid = b->pid, .freq = b->freq, .running = true,
+				 .unwind = MUXBPF_UNWIND_AUTO, .exe = b->netmux };
+	double t0 = now_ns();
+
+	switch (c) {
+	case BARE:
+		return 0;
+	case PERF_DWARF:
+	case PERF_FP:
+		if (perf_start(b, c, perf_data))
+			return -1;
+		break;
+	default:
+		o.no_ledger = c == SAMPLER;
+		o.site_every = c == NOSITES ? -1 : 0;
+		o.unwind = c == DWARF ? MUXBPF_UNWIND_DWARF
+			   : c == FP  ? MUXBPF_UNWIND_FP
+				      : MUXBPF_UNWIND_AUTO;
+		b->prof = profiler__new(&o);
+		if (!b->prof)
+			return -1;
+		if (c == NOSTATS)
+			drop_stats_fd();
+	}
+	b->attach_ms[c] += (now_ns() - t0) / 1e6;
+	b->nattach[c]++;
+	return 0;
+}
+
+/* Every program's run count and run time so far (bpf_enable_stats is on for the profiler). */
+static void bpf_stats(struct bench *b, enum conf c)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, profiler__skel(b->prof)->obj)
+	{
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		const char *name = bpf_program__name(prog);
+		int fd = bpf_program__fd(prog), k;
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		for (k = 0; k < b->nprogs && strcmp(b->prog_name[k], name); k++)
+			;
+		if (k == b->nprogs) {
+			if (k == MAX_PROGS)
+				continue;
+			snprintf(b->prog_name[k], sizeof(b->prog_name[k]), "%s", name);
+			b->nprogs++;
+		}
+		b->prog_runs[c][k] += info.run_cnt;
+		b->prog_ns[c][k] += info.run_time_ns;
+	}
+}
+
+static void conf_detach(struct bench *b, enum conf c)
+{
+	double t0 = now_ns();
+
+	if (c == BARE)
+		return;
+	if (b->prof)
+		bpf_stats(b, c);
+	perf_stop(b);
+	profiler__free(b->prof);
+	b->prof = NULL;
+	b->detach_ms[c] += (now_ns() - t0) / 1e6;
+}
+
+/* One block: reps windows of phase under configuration c. */
+static int run_block(struct bench *b, struct driver *d, unsigned int phase, enum conf c,
+		     int reps, struct block *out, const char *perf_data)
+{
+	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .ctx = b };
+	struct phase_result r;
+	struct stat st;
+	int err;
+
+	memset(&b->acc, 0, sizeof(b->acc));
+	if (conf_attach(b, c, perf_data))
+		return -1;
+	for (int k = 0; k < reps; k++) {
+		err = driver__run(d, &phase, 1, &h, &r);
+		if (err) {
+			conf_detach(b, c);
+			fprintf(stderr, "overhead: %s under %s failed: %s\n", phase_name(phase),
+				conf_name[c], r.error);
+			return err;
+		}
+		b->acc.cmds += r.commands;
+	}
+	conf_detach(b, c);
+	b->prog_cmds[c] += b->acc.cmds;
+	if (perf_data && !stat(perf_data, &st))
+		b->acc.perf_bytes = st.st_size;
+	*out = b->acc;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* min, median, max of n values */
+static void stats(double *v, int n, double *mn, double *med, double *mx)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	*mn = v[0];
+	*mx = v[n - 1];
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void print_results(struct bench *b)
+{
+	printf("\nnetmux CPU per command (us, schedstat, exact), %d rounds; ratios to bare:\n"
+	       "  best = best block / best bare block; paired = this round's block / the same "
+	       "round's bare block\n",
+	       b->rounds);
+	for (int i = 0; i < b->nphases; i++) {
+		unsigned int ph = b->phases[i];
+		double bare_min = 0, bare_v[MAX_ROUNDS];
+		double steal_max = 0;
+
+		for (int r = 0; r < b->rounds; r++) {
+			bare_v[r] = b->res[ph][BARE][r].cpu_ns / b->res[ph][BARE][r].cmds / 1e3;
+			for (int c = 0; c < NCONF; c++)
+				if (b->conf_on[c])
+					steal_max = fmax(steal_max, b->res[ph][c][r].steal_pct);
+		}
+		{
+			double tmp[MAX_ROUNDS], a, m, z;
+
+			memcpy(tmp, bare_v, sizeof(tmp));
+			stats(tmp, b->rounds, &a, &m, &z);
+			bare_min = a;
+			printf("\n%s: %.0f commands per block (%d window%s), bare noise "
+			       "(max-min)/median %.1f%%, max steal in a block %.2f%%\n",
+			       phase_name(ph), b->res[ph][BARE][0].cmds, b->reps[ph],
+			       b->reps[ph] > 1 ? "s" : "", 100 * (z - a) / m, steal_max);
+		}
+		printf("  %-11s %8s %8s %8s %7s %20s %9s %9s %11s\n", "config", "min", "median",
+		       "max", "best", "paired med [min..max]", "wall/cmd", "prof/cmd", "perf.data");
+		for (int c = 0; c < NCONF; c++) {
+			double v[MAX_ROUNDS], pr[MAX_ROUNDS], w[MAX_ROUNDS], p[MAX_ROUNDS];
+			double mn, med, mx, pmn, pmed, pmx, wmn, wmed, wmx, xmn, xmed, xmx;
+			char size[32] = "-";
+
+			if (!b->conf_on[c])
+				continue;
+			for (int r = 0; r < b->rounds; r++) {
+				const struct block *k = &b->res[ph][c][r];
+
+				v[r] = k->cpu_ns / k->cmds / 1e3;
+				pr[r] = v[r] / bare_v[r];
+				w[r] = k->wall_ns / k->cmds / 1e3;
+				p[r] = k->prof_ns / k->cmds / 1e3;
+			}
+			stats(v, b->rounds, &mn, &med, &mx);
+			stats(pr, b->rounds, &pmn, &pmed, &pmx);
+			stats(w, b->rounds, &wmn, &wmed, &wmx);
+			stats(p, b->rounds, &xmn, &xmed, &xmx);
+			if (b->res[ph][c][0].perf_bytes)
+				snprintf(size, sizeof(size), "%.0f KB",
+					 b->res[ph][c][b->rounds - 1].perf_bytes / 1e3);
+			printf("  %-11s %8.2f %8.2f %8.2f %6.3fx   %.3fx [%.3f..%.3f] %9.2f %9.2f "
+			       "%11s\n",
+			       conf_name[c], mn, med, mx, mn / bare_min, pmed, pmn, pmx, wmed, xmed,
+			       size);
+		}
+	}
+	printf("\nwall/cmd: the driver's wall time per command (median, us); prof/cmd: the "
+	       "profiler's own process CPU per command in the window (median, us; muxbpf: its "
+	       "unwinder thread; perf: the perf process), on top of netmux's\n");
+	printf("\nBPF programs (bpf_enable_stats, every phase and block; runs include other "
+	       "processes' syscalls and switches, which return after one compare):\n");
+	printf("  %-11s %-18s %10s %9s %10s\n", "config", "program", "runs/cmd", "ns/run",
+	       "ns/cmd");
+	for (int c = SAMPLER; c < PERF_DWARF; c++) {
+		double tot = 0;
+
+		if (!b->conf_on[c] || !b->prog_cmds[c])
+			continue;
+		for (int k = 0; k < b->nprogs; k++) {
+			if (!b->prog_runs[c][k])
+				continue;
+			tot += b->prog_ns[c][k] / b->prog_cmds[c];
+			printf("  %-11s %-18s %10.3f %9.0f %10.0f\n", conf_name[c], b->prog_name[k],
+			       b->prog_runs[c][k] / b->prog_cmds[c],
+			       b->prog_ns[c][k] / b->prog_runs[c][k],
+			       b->prog_ns[c][k] / b->prog_cmds[c]);
+		}
+		printf("  %-11s %-18s %10s %9s %10.0f\n", conf_name[c], "all", "", "", tot);
+	}
+	printf("attach / detach per block (mean ms):");
+	for (int c = 1; c < NCONF; c++)
+		if (b->conf_on[c] && b->nattach[c])
+			printf("  %s %.0f/%.0f", conf_name[c], b->attach_ms[c] / b->nattach[c],
+			       b->detach_ms[c] / b->nattach[c]);
+	printf("\n");
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: overhead [--rounds N (5)] [--scale F (1)] [--block-ms MS (400)]\n"
+		"                [--phases LIST] [--configs LIST] [--freq HZ (997)]\n"
+		"                [--keep-perf DIR] [--netmux PATH] [--game DIR] [--setarch-R]\n"
+		"configs: bare,sampler,default,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp\n"
+		"         (default: all but nosites, nostats and fp; bare is always in)\n");
+}
+
+static int parse_configs(struct bench *b, const char *list)
+{
+	char *s = strdup(list), *save = NULL;
+
+	memset(b->conf_on, 0, sizeof(b->conf_on));
+	b->conf_on[BARE] = true;
+	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int c;
+
+		for (c = 0; c < NCONF && strcmp(t, conf_name[c]); c++)
+			;
+		if (c == NCONF) {
+			fprintf(stderr, "overhead: unknown config %s\n", t);
+			free(s);
+			return -1;
+		}
+		b->conf_on[c] = true;
+	}
+	free(s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "rounds", required_argument, NULL, 'r' },  { "scale", required_argument, NULL, 's' },
+		{ "block-ms", required_argument, NULL, 'b' }, { "phases", required_argument, NULL, 'p' },
+		{ "configs", required_argument, NULL, 'c' }, { "freq", required_argument, NULL, 'f' },
+		{ "keep-perf", required_argument, NULL, 'k' }, { "netmux", required_argument, NULL, 'n' },
+		{ "game", required_argument, NULL, 'g' },    { "setarch-R", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },	     {},
+	};
+	static struct bench bench;
+	struct bench *b = &bench;
+	struct game_opts go = { .netmux = MUXBPF_DEFAULT_NETMUX,
+				.template = MUXBPF_DEFAULT_TEMPLATE };
+	struct drive_opts dopts = {};
+	unsigned long long s0, t0, s1, t1;
+	double load0, wall0;
+	struct driver *d = NULL;
+	struct game *g = NULL;
+	int opt, rc = 1;
+
+	b->rounds = 5;
+	b->scale = 1;
+	b->block_ms = 400;
+	b->freq = 997;
+	b->nphases = sizeof(default_phases) / sizeof(default_phases[0]);
+	memcpy(b->phases, default_phases, sizeof(default_phases));
+	parse_configs(b, "sampler,default,dwarf,perf-dwarf,perf-fp");
+	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			b->rounds = atoi(optarg);
+			break;
+		case 's':
+			b->scale = atof(optarg);
+			break;
+		case 'b':
+			b->block_ms = atof(optarg);
+			break;
+		case 'p':
+			b->nphases = phases_parse(optarg, b->phases, MUXBPF_PHASE__COUNT);
+			if (b->nphases <= 0)
+				return 2;
+			break;
+		case 'c':
+			if (parse_configs(b, optarg))
+				return 2;
+			break;
+		case 'f':
+			b->freq = atoi(optarg);
+			break;
+		case 'k':
+			b->keep_perf = optarg;
+			break;
+		case 'n':
+			go.netmux = optarg;
+			break;
+		case 'g':
+			go.template = optarg;
+			break;
+		case 'R':
+			/* inherited by netmux through fork and exec */
+			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
+			break;
+		default:
+			usage();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (b->rounds < 1 || b->rounds > MAX_ROUNDS || b->scale <= 0 || b->freq < 1) {
+		usage();
+		return 2;
+	}
+	for (int i = 0; i < b->nphases; i++)
+		if (b->phases[i] == MUXBPF_PHASE_CREATE || b->phases[i] == MUXBPF_PHASE_DUMP ||
+		    b->phases[i] == MUXBPF_PHASE_IDLE || b->phases[i] == MUXBPF_PHASE_BOOT) {
+			fprintf(stderr, "overhead: %s is not a repeatable command phase\n",
+				phase_name(b->phases[i]));
+			return 2;
+		}
+	b->netmux = go.netmux;
+	snprintf(b->tmpdir, sizeof(b->tmpdir), "/tmp/muxbpf-overhead-XXXXXX");
+	if (!mkdtemp(b->tmpdir))
+		return 1;
+	/* SIGINT/SIGTERM stop the driver at once; the cleanup below still runs */
+	if (signals_install())
+		signal(SIGPIPE, SIG_IGN);
+	load0 = loadavg1();
+	read_steal(&s0, &t0);
+	wall0 = now_ns();
+
+	g = game__new(&go);
+	if (!g || game__spawn_paused(g) || game__release(g) || game__wait_ready(g, 20000))
+		goto out;
+	b->pid = game__pid(g);
+	dopts.scale = b->scale;
+	dopts.pidfd = game__pidfd(g);
+	dopts.stop_fd = signals_fd();
+	d = driver__new(game__port(g), &dopts);
+	if (!d)
+		goto out;
+	for (int i = 0; i < b->nphases; i++) {
+		/* objects and attributes once, outside every block, if a phase uses them */
+		unsigned int setup[] = { MUXBPF_PHASE_CREATE, MUXBPF_PHASE_ATTRWRITE };
+		struct phase_result r[2];
+
+		if (b->phases[i] != MUXBPF_PHASE_ATTRWRITE && b->phases[i] != MUXBPF_PHASE_ATTRREAD)
+			continue;
+		if (driver__run(d, setup, 2, NULL, r))
+			goto out;
+		break;
+	}
+	printf("overhead within one netmux process (pid %d, %s), scale %g, %d Hz, %d rounds\n",
+	       b->pid, driver__version(d), b->scale, b->freq, b->rounds);
+	for (int c = 0; c < NCONF; c++)
+		if (b->conf_on[c])
+			printf("  %-11s %s\n", conf_name[c], conf_what[c]);
+
+	/* warm-up: one bare block per phase, which also sizes the blocks to block_ms of CPU */
+	for (int i = 0; i < b->nphases; i++) {
+		unsigned int ph = b->phases[i];
+		struct block w;
+
+		if (run_block(b, d, ph, BARE, 1, &w, NULL))
+			goto out;
+		b->reps[ph] = (int)ceil(b->block_ms * 1e6 / fmax(w.cpu_ns, 1));
+		b->reps[ph] = b->reps[ph] < 1 ? 1 : b->reps[ph] > MAX_REPS ? MAX_REPS : b->reps[ph];
+	}
+	for (int r = 0; r < b->rounds; r++) {
+		for (int i = 0; i < b->nphases; i++) {
+			unsigned int ph = b->phases[i];
+
+			for (int k = 0; k < NCONF; k++) {
+				enum conf c = (k + r + i) % NCONF;
+				char data[512];
+				bool perf = c == PERF_DWARF || c == PERF_FP;
+
+				if (!b->conf_on[c])
+					continue;
+				if (perf && b->keep_perf && r == b->rounds - 1)
+					snprintf(data, sizeof(data), "%s/%s.%s.perf.data",
+						 b->keep_perf, phase_name(ph), conf_name[c]);
+				else
+					snprintf(data, sizeof(data), "%.64s/perf.data", b->tmpdir);
+				if (run_block(b, d, ph, c, b->reps[ph], &b->res[ph][c][r],
+					      perf ? data : NULL))
+					goto out;
+				if (perf && !(b->keep_perf && r == b->rounds - 1))
+					unlink(data);
+				if (signals_pending())
+					goto out;
+			}
+		}
+		fprintf(stderr, "overhead: round %d/%d done (load %.2f)\n", r + 1, b->rounds,
+			loadavg1());
+	}
+	read_steal(&s1, &t1);
+	print_results(b);
+	printf("host: steal %.2f%% of CPU time over the run (%.0f s), load average %.2f at start, "
+	       "%.2f at end\n",
+	       t1 > t0 ? 100.0 * (s1 - s0) / (t1 - t0) : 0, (now_ns() - wall0) / 1e9, load0,
+	       loadavg1());
+	rc = 0;
+out:
+	perf_stop(b);
+	profiler__free(b->prof);
+	if (d) {
+		driver__shutdown(d);
+		driver__free(d);
+	}
+	if (g) {
+		game__stop(g, 10000);
+		game__free(g);
+	}
+	{
+		char p[128];
+
+		snprintf(p, sizeof(p), "%.64s/ctl", b->tmpdir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%.64s/ack", b->tmpdir);
+		unlink(p);
+		snprintf(p, sizeof(p), "%.64s/perf.data", b->tmpdir);
+		unlink(p);
+		rmdir(b->tmpdir);
+	}
+	return rc;
+}
