@@ -165,7 +165,7 @@ static void test_sleeper(void **state)
 	const struct ledger_sys_row *ns;
 	unsigned long long work = 0;
 	long wakeups = -1;
-	double per_wakeup, own;
+	double per_wakeup, own, sched;
 
 	(void)state;
 	skip_unless_bpf();
@@ -186,12 +186,21 @@ static void test_sleeper(void **state)
 			 l->wakeups, wakeups);
 	assert_int_equal(ns->count, wakeups);
 	/*
-	 * The target's own CPU from wakeup to the next sleep, plus the sleep call and the wakeup
-	 * itself in the kernel, with this profiler's handlers on them.  Measured on this VM:
-	 * 52 µs of own work is 89 µs per wakeup by schedstat without any profiler, ~110 µs with
-	 * muxbpf's ledger on (3 syscalls, 2 switches and a wakeup through its handlers).
+	 * On-CPU per wakeup against two independent sources: the kernel's schedstat over the
+	 * target's own count of sleeps (+1 for the command byte), within 5%; and the target's own
+	 * work, which it must include.  The rest is the sleep call and the wakeup in the kernel
+	 * with this profiler's handlers on them: measured here, 52 µs of own work is 89 µs per
+	 * wakeup by schedstat without any profiler, 96-147 µs with the ledger on depending on the
+	 * load on the other vCPU (cache-cold kernel paths); 150 µs is the sanity bound.
 	 */
-	if (per_wakeup < own || per_wakeup > own + 60)
+	sched = (R.r[PH_SLEEP][1].proc.schedstat_ns - R.r[PH_SLEEP][0].proc.schedstat_ns) / 1e3 /
+		(wakeups + 1);
+	print_message("sleeper: schedstat per own sleep %.1f us, ledger per counted wakeup %.1f us\n",
+		      sched, per_wakeup);
+	if (per_wakeup > sched * 1.05 || per_wakeup < sched * 0.95)
+		fail_msg("%.1f us on-CPU per wakeup, schedstat over the target's sleeps gives %.1f us",
+			 per_wakeup, sched);
+	if (per_wakeup < own || per_wakeup > own + 150)
 		fail_msg("%.1f us on-CPU per wakeup, the target's own work is %.1f us", per_wakeup,
 			 own);
 	/* Woken by its timer: the 10 ms sleeps dominate the wakeups. */
