@@ -28,6 +28,7 @@ struct target {
 	int go_fd;  /* write a byte: exec the target */
 	int cmd_fd; /* target's stdin */
 	int ack_fd; /* target's stdout */
+	char path[PATH_MAX]; /* the target's executable */
 };
 
 /* build/tests/targets/NAME, next to the running test binary. */
@@ -39,17 +40,17 @@ static inline void target_path(const char *name, char *buf, size_t size)
 	assert_true(n > 0);
 	exe[n] = 0;
 	*strrchr(exe, '/') = 0;
-	snprintf(buf, size, "%s/targets/%s", exe, name);
+	assert_true(snprintf(buf, size, "%s/targets/%s", exe, name) < (int)size);
 }
 
 /* Fork the target paused: the child waits for a byte on a pipe before it execs. */
 static inline void target_spawn(struct target *t, const char *name, const char *arg)
 {
 	int go[2], cmd[2], ack[2];
-	char path[PATH_MAX];
+	char *path = t->path;
 	char c;
 
-	target_path(name, path, sizeof(path));
+	target_path(name, t->path, sizeof(t->path));
 	assert_int_equal(access(path, X_OK), 0);
 	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(cmd, O_CLOEXEC), 0);

@@ -33,50 +33,10 @@
 #include "profile.h"
 #include "symbolize.h"
 #include "testutil.h"
+#include "bpftarget.h"
 #include "unwind.h"
 
 #define PHASE_ONE 1
-
-struct target {
-	pid_t pid;
-	int go_fd, cmd_fd, ack_fd;
-	char path[PATH_MAX];
-};
-
-static void target_spawn(struct target *t, const char *name, const char *cpu_ms)
-{
-	char exe[PATH_MAX];
-	int go[2], cmd[2], ack[2];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char c;
-
-	assert_true(n > 0);
-	exe[n] = 0;
-	*strrchr(exe, '/') = 0;
-	assert_true(snprintf(t->path, sizeof(t->path), "%s/targets/%s", exe, name) <
-		    (int)sizeof(t->path));
-	assert_int_equal(access(t->path, X_OK), 0);
-	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(cmd, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(ack, O_CLOEXEC), 0);
-	t->pid = fork();
-	assert_true(t->pid >= 0);
-	if (t->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(cmd[0], 0);
-		dup2(ack[1], 1);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execl(t->path, t->path, cpu_ms, (char *)NULL);
-		_exit(127);
-	}
-	close(go[0]);
-	close(cmd[0]);
-	close(ack[1]);
-	t->go_fd = go[1];
-	t->cmd_fd = cmd[1];
-	t->ack_fd = ack[0];
-}
 
 /*
  * Until the child runs the target's image (its exe link changes at exec) and sleeps waiting for
@@ -107,17 +67,6 @@ static void wait_started(const struct target *t)
 		usleep(50);
 	}
 	fail_msg("pid %d did not start %s", t->pid, t->path);
-}
-
-static void target_command(struct target *t, char cmd)
-{
-	char c = '\n';
-
-	assert_int_equal(write(t->cmd_fd, &cmd, 1), 1);
-	/* The targets answer "k" or "k\n"; a newline left from the last answer is skipped. */
-	while (c == '\n')
-		assert_int_equal(read(t->ack_fd, &c, 1), 1);
-	assert_int_equal(c, 'k');
 }
 
 /* A known chain, leaf first, up to main (the libc start frames and _start follow). */
@@ -232,7 +181,8 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	struct symbolizer *sym;
 	struct profiler *p;
 	struct target t;
-	int status, stats_fd;
+	char ack[8];
+	int stats_fd;
 
 	memset(r, 0, sizeof(*r));
 	r->chain = chain;
@@ -242,7 +192,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	assert_int_equal(write(t.go_fd, "g", 1), 1);
+	target_release(&t);
 	/*
 	 * Load the tables once the target has started instead of at its first sample's request:
 	 * on a busy machine the loader thread can take tens of ms to answer, and those walks would
@@ -252,7 +202,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	if (mode != MUXBPF_UNWIND_FP)
 		assert_int_equal(unwinder__refresh(profiler__unwinder(p), t.pid), 0);
 	profiler__set_phase(p, PHASE_ONE);
-	target_command(&t, cmd);
+	target_command(&t, cmd, ack, sizeof(ack));
 	profiler__set_phase(p, 0);
 	assert_int_equal(maps__read(t.pid, &maps), 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
@@ -262,8 +212,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 			 0);
 	if (stats_fd >= 0)
 		close(stats_fd);
-	assert_int_equal(write(t.cmd_fd, "q", 1), 1);
-	assert_int_equal(waitpid(t.pid, &status, 0), t.pid);
+	target_quit(&t);
 	profiler__free(p);
 
 	r->ns_per_sample = info.run_cnt ? (double)info.run_time_ns / info.run_cnt : 0;
