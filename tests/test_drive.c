@@ -516,18 +516,6 @@ static void check_results(const struct phase_result *r, const unsigned int *phas
 	assert_true(r[4].wall_s >= idle && r[4].wall_s < idle + 0.5);
 }
 
-static bool have_netmux(void)
-{
-	if (access(MUXBPF_DEFAULT_NETMUX, X_OK) == 0 &&
-	    access(MUXBPF_DEFAULT_TEMPLATE "/data/netmux.db", R_OK) == 0)
-		return true;
-	if (getenv("MUXBPF_REQUIRE_BPF"))
-		fail_msg("%s or %s missing and MUXBPF_REQUIRE_BPF is set", MUXBPF_DEFAULT_NETMUX,
-			 MUXBPF_DEFAULT_TEMPLATE);
-	fprintf(stderr, "skip: %s not built (make netmux)\n", MUXBPF_DEFAULT_NETMUX);
-	return false;
-}
-
 static struct game *start_game(void)
 {
 	struct game_opts o = { .netmux = MUXBPF_DEFAULT_NETMUX,

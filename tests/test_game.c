@@ -463,18 +463,6 @@ static void test_keep(void **state)
 
 /* ---- the real netmux --------------------------------------------------------------------- */
 
-static bool have_netmux(void)
-{
-	if (access(MUXBPF_DEFAULT_NETMUX, X_OK) == 0 &&
-	    access(MUXBPF_DEFAULT_TEMPLATE "/data/netmux.db", R_OK) == 0)
-		return true;
-	if (getenv("MUXBPF_REQUIRE_BPF"))
-		fail_msg("%s or %s missing and MUXBPF_REQUIRE_BPF is set", MUXBPF_DEFAULT_NETMUX,
-			 MUXBPF_DEFAULT_TEMPLATE);
-	fprintf(stderr, "skip: %s not built (make netmux)\n", MUXBPF_DEFAULT_NETMUX);
-	return false;
-}
-
 /* Boot the real netmux, stop it with SIGTERM (no @shutdown): exit 0, group and dir gone. */
 static void test_real_netmux_sigterm(void **state)
 {

@@ -9,6 +9,7 @@
 #ifndef MUXBPF_TESTUTIL_H
 #define MUXBPF_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,5 +34,21 @@ static inline const char *bpf_unavailable_reason(void)
 			skip();                                                                    \
 		}                                                                                  \
 	} while (0)
+
+/*
+ * Is the default target (make netmux) there?  Without it, skip with a message, unless
+ * MUXBPF_REQUIRE_BPF is set: then its absence is a failure.
+ */
+static inline bool have_netmux(void)
+{
+	if (access(MUXBPF_DEFAULT_NETMUX, X_OK) == 0 &&
+	    access(MUXBPF_DEFAULT_TEMPLATE "/data/netmux.db", R_OK) == 0)
+		return true;
+	if (getenv("MUXBPF_REQUIRE_BPF"))
+		fail_msg("%s or %s missing and MUXBPF_REQUIRE_BPF is set", MUXBPF_DEFAULT_NETMUX,
+			 MUXBPF_DEFAULT_TEMPLATE);
+	fprintf(stderr, "skip: %s not built (make netmux)\n", MUXBPF_DEFAULT_NETMUX);
+	return false;
+}
 
 #endif /* MUXBPF_TESTUTIL_H */
