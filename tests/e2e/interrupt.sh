@@ -24,16 +24,6 @@ chmod 755 "$work/slowboot" "$work/slowboot/netmux"
 
 bad() { echo "FAIL ($1): $2"; sed 's/^/    | /' "$work/out" "$work/err" | head -60; fail=1; }
 
-# established connections to netmux's port (the driver's and the idle sessions')
-conns() {
-	p=$(netmux_pid_in "$work/tmp")
-	[ -n "$p" ] || { echo 0; return; }
-	port=$(sed -n 's/^port //p' /proc/"$p"/cwd/netmux.conf 2>/dev/null)
-	[ -n "$port" ] || { echo 0; return; }
-	ss -tnH state established "( sport = :$port )" | wc -l
-}
-idle_started() { [ "$(conns)" -ge 33 ]; }
-connected() { [ "$(conns)" -ge 1 ]; }
 booting() { [ -n "$(procs_in "$work/tmp")" ]; }
 
 # start ARGS...: muxbpf in the background; $pid

@@ -14,15 +14,6 @@ export TMPDIR=$work/tmp
 fail=0
 bad() { echo "FAIL ($1): $2"; sed 's/^/    | /' "$work/out" "$work/err" | head -40; fail=1; }
 
-conns() {
-	p=$(netmux_pid_in "$work/tmp")
-	[ -n "$p" ] || { echo 0; return; }
-	port=$(sed -n 's/^port //p' /proc/"$p"/cwd/netmux.conf 2>/dev/null)
-	[ -n "$port" ] || { echo 0; return; }
-	ss -tnH state established "( sport = :$port )" | wc -l
-}
-idle_started() { [ "$(conns)" -ge 33 ]; }
-connected() { [ "$(conns)" -ge 1 ]; }
 
 # kill_in NAME PHASE WAIT_FN DELAY ARGS...
 kill_in() {
