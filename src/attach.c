@@ -4,7 +4,6 @@
  * (pid = target, cpu = -1, inherit) so it costs nothing while the target sleeps and follows the
  * threads and children created after it is opened; exclude_kernel keeps samples user-only.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "attach.h"
 #include "collect_live.h"
 #include "log.h"
+#include "procstat.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "preflight.h"
@@ -284,28 +284,6 @@ static int attach_ledger(struct profiler *p)
 	return 0;
 }
 
-/* A number from a /proc file: the first field, or the value after "key:". */
-static long long proc_number(const char *path, const char *key)
-{
-	char line[256];
-	long long v = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!key) {
-			if (sscanf(line, "%lld", &v) != 1)
-				v = -1;
-			break;
-		}
-		if (!strncmp(line, key, strlen(key)) && sscanf(line + strlen(key), "%lld", &v) == 1)
-			break;
-	}
-	fclose(f);
-	return v;
-}
-
 /*
  * Threads that are already blocked in a syscall when the ledger attaches (the paused child in
  * read(), a live server in select()) would have no state until that call returns, and the time
@@ -316,41 +294,28 @@ static long long proc_number(const char *path, const char *key)
 static void seed_ledger(struct profiler *p)
 {
 	int fd = bpf_map__fd(p->skel->maps.thread_state);
-	char dir[64], path[400];
+	struct proc_thread *th = calloc(MUXBPF_MAX_THREADS, sizeof(*th));
 	struct timespec ts;
-	struct dirent *de;
-	DIR *d;
+	int n;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/task", p->pid);
-	d = opendir(dir);
-	if (!d)
+	if (!th)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	while ((de = readdir(d))) {
-		struct muxbpf_thread_state st = { .nr = -1, .stack_id = MUXBPF_SITE_UNSAMPLED };
-		__u32 tid = strtoul(de->d_name, NULL, 10);
-		long long v1, v2;
+	n = procstat_threads(p->pid, th, MUXBPF_MAX_THREADS);
+	for (int i = 0; i < n; i++) {
+		struct muxbpf_thread_state st = { .stack_id = MUXBPF_SITE_UNSAMPLED };
 
-		if (!tid)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/syscall", dir, de->d_name);
-		st.nr = proc_number(path, NULL);
-		if (st.nr < 0)
+		if (th[i].syscall < 0)
 			continue; /* running, or blocked outside a syscall */
-		snprintf(path, sizeof(path), "%s/%s/status", dir, de->d_name);
-		v1 = proc_number(path, "voluntary_ctxt_switches:");
-		v2 = proc_number(path, "nonvoluntary_ctxt_switches:");
-		snprintf(path, sizeof(path), "%s/%s/schedstat", dir, de->d_name);
-		st.rt_enter = proc_number(path, NULL);
-		if (v1 < 0 || v2 < 0)
-			continue;
-		st.csw = v1 + v2;
+		st.nr = th[i].syscall;
+		st.csw = th[i].csw;
+		st.rt_enter = th[i].runtime_ns;
 		st.enter_ns = st.run_ns = st.off_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		st.off = 1;
 		st.phase = p->skel->bss->phase;
-		bpf_map_update_elem(fd, &tid, &st, BPF_NOEXIST);
+		bpf_map_update_elem(fd, &th[i].tid, &st, BPF_NOEXIST);
 	}
-	closedir(d);
+	free(th);
 }
 
 /* Leave the ledger's programs unloaded when it is off. */

@@ -130,3 +130,57 @@ int procstat_wait_sleeping(pid_t pid, int timeout_ms)
 	}
 	return -ETIMEDOUT;
 }
+
+/* The value after "key" in a /proc status text, or -1. */
+static long long status_field(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+	long long v;
+
+	return at && sscanf(at + strlen(key), "%lld", &v) == 1 ? v : -1;
+}
+
+struct threads_ctx {
+	struct proc_thread *out;
+	int n, max;
+};
+
+static int add_thread(pid_t pid, const char *tid, void *ctx)
+{
+	struct threads_ctx *c = ctx;
+	struct proc_thread *t = &c->out[c->n];
+	char path[320], buf[2048];
+	long long sys = -1, v1, v2;
+	unsigned long long rt = 0;
+
+	if (c->n >= c->max)
+		return 1;
+	/* "running" or "-1 ..." (blocked outside a syscall) do not parse as a number >= 0 */
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, tid);
+	if (!read_small(path, buf, sizeof(buf)) && sscanf(buf, "%lld", &sys) != 1)
+		sys = -1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, tid);
+	if (read_small(path, buf, sizeof(buf)))
+		return 0;
+	v1 = status_field(buf, "\nvoluntary_ctxt_switches:");
+	v2 = status_field(buf, "nonvoluntary_ctxt_switches:");
+	if (v1 < 0 || v2 < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, tid);
+	if (!read_small(path, buf, sizeof(buf)))
+		sscanf(buf, "%llu", &rt);
+	t->tid = strtoul(tid, NULL, 10);
+	t->syscall = sys;
+	t->csw = v1 + v2;
+	t->runtime_ns = rt;
+	c->n++;
+	return 0;
+}
+
+int procstat_threads(pid_t pid, struct proc_thread *out, int max)
+{
+	struct threads_ctx c = { .out = out, .max = max };
+	int err = for_each_task(pid, add_thread, &c);
+
+	return err < 0 ? err : c.n;
+}

@@ -26,4 +26,16 @@ int procstat_read(pid_t pid, struct proc_times *out);
  */
 int procstat_wait_sleeping(pid_t pid, int timeout_ms);
 
+/* One thread as /proc shows it (for seeding state about threads that predate the profiler). */
+struct proc_thread {
+	uint32_t tid;
+	int64_t syscall;     /* /proc/PID/task/TID/syscall: the call it is blocked in, or -1 */
+	uint64_t csw;        /* voluntary + nonvoluntary context switches */
+	uint64_t runtime_ns; /* schedstat field 1 */
+};
+
+/* Up to max threads of pid.  Returns the count (threads whose files vanished are left out)
+ * or -errno. */
+int procstat_threads(pid_t pid, struct proc_thread *out, int max);
+
 #endif /* MUXBPF_PROCSTAT_H */
