@@ -42,6 +42,7 @@ case_() {
 		echo "skip - $name (needs root)"
 		return
 	fi
+	before=$(mb_progs)
 	"$muxbpf" "$@" >"$work/stdout" 2>"$work/stderr" </dev/null
 	rc=$?
 	first=$(head -1 "$work/stderr")
@@ -52,7 +53,7 @@ case_() {
 	printf '%s\n' "$first" | grep -Eq -- "$pattern" || why="${why:+$why; }first line does not match /$pattern/"
 	[ "$lines" -eq 1 ] || why="${why:+$why; }$lines muxbpf: lines on stderr, expected 1"
 	[ -s "$work/stdout" ] && why="${why:+$why; }a report on stdout"
-	if ! check_clean "$name" 1000000 >"$work/clean"; then
+	if ! check_clean "$name" "$before" >"$work/clean"; then
 		why="${why:+$why; }$(cat "$work/clean")"
 	fi
 	if [ -n "$why" ]; then

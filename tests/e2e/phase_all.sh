@@ -5,8 +5,11 @@
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
+. "$(dirname "$0")/lib.inc"
 log=$(mktemp -d /tmp/muxbpf-e2e.XXXXXX)
 trap 'rm -rf "$log"' EXIT
+# mb_leftovers tells this run's programs from another muxbpf's by the holders' directories
+work=$log
 
 if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 	echo "skip: needs root and BTF"
@@ -14,6 +17,7 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 fi
 fail() { echo "FAIL: $*"; sed 's/^/  | /' "$log/out" "$log/err" 2>/dev/null | head -150; exit 1; }
 
+progs_before=$(mb_progs)
 games_before=$(ls -d "${TMPDIR:-/tmp}"/muxbpf-game.* 2>/dev/null | wc -l)
 # At scale 0.1 the phases spend 5-50 ms in user mode: sample at 4999 Hz so that the busy ones
 # get tens of samples.
@@ -56,7 +60,6 @@ if kill -0 "$pid" 2>/dev/null || pgrep -g "$pid" >/dev/null; then
 fi
 games_after=$(ls -d "${TMPDIR:-/tmp}"/muxbpf-game.* 2>/dev/null | wc -l)
 [ "$games_after" -le "$games_before" ] || fail "a game directory was left in ${TMPDIR:-/tmp}"
-if bpftool prog show 2>/dev/null | grep -Eq 'name (mb_sample|mb_task_runtime|mb_task_exit)'; then
-	fail "a BPF program of ours is still loaded"
-fi
+left=$(mb_leftovers "$progs_before")
+[ -z "$left" ] || fail "BPF programs of this run are still loaded: $(echo $left)"
 echo "e2e: all phases present, busy phases sampled, evaluator named, nothing left behind"
