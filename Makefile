@@ -28,10 +28,15 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+# Objects that need an optional kernel feature (a kfunc of a newer kernel) get a skeleton of
+# their own, loaded only where a probe says they work: libbpf resolves every kfunc extern of an
+# object at load, autoload or not, and on 6.1 that walks module BTFs (CAP_SYS_ADMIN only).
+BPF_OPTIONAL := mapcount
+BPF_SRCS := $(filter-out $(BPF_OPTIONAL:%=bpf/%.bpf.c),$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_LINKED := $(OUTPUT)/bpf/muxbpf.bpf.o
 SKEL := $(OUTPUT)/muxbpf.skel.h
+OPT_SKELS := $(BPF_OPTIONAL:%=$(OUTPUT)/%.skel.h)
 
 SRCS := $(wildcard src/*.c)
 OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS)) $(OUTPUT)/src/profile.pb-c.o
@@ -76,6 +81,14 @@ $(SKEL): $(BPF_LINKED)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name muxbpf_bpf > $@
 
+$(OUTPUT)/bpf/%.linked.o: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OPT_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.linked.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
 # --- userspace ---------------------------------------------------------------------------------
 # Syscall names come from the kernel's UAPI headers, generated at build time.
 SYSCALL_NAMES := $(OUTPUT)/syscall_names.h
@@ -83,8 +96,8 @@ $(SYSCALL_NAMES): scripts/gen-syscalls.sh | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-syscalls.sh > $@
 
-# Every object may include the skeleton (only attach/collect do); build it first.
-$(OUTPUT)/src/%.o: src/%.c $(SKEL) $(SYSCALL_NAMES) | $(OUTPUT)/src
+# Every object may include the skeletons (only attach/collect do); build them first.
+$(OUTPUT)/src/%.o: src/%.c $(SKEL) $(OPT_SKELS) $(SYSCALL_NAMES) | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

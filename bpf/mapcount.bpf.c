@@ -4,8 +4,11 @@
  * every map on the system (the loader keeps its own by id).  The element count is the kernel's
  * own per-CPU counter (bpf_map_sum_elem_count, Linux 6.6+), so one read costs a few
  * microseconds whatever the maps hold; walking a full 65,536-key hash with get_next_key costs
- * tens of milliseconds.  Without the kfunc the loader leaves this program unloaded and counts
- * by walking the keys.
+ * tens of milliseconds.  This object is not linked into muxbpf's skeleton but has one of its own
+ * (mapcount.skel.h), loaded only where vmlinux has the kfunc: libbpf resolves every kfunc extern
+ * of an object it loads, and where vmlinux lacks one (6.1) it walks the module BTFs, which needs
+ * CAP_SYS_ADMIN there, so the extern alone would break the main load.  Without it the loader
+ * counts by walking the keys.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -396,9 +396,6 @@ static int load(struct profiler *p, const struct attach_opts *opts)
 	p->skel->rodata->targ_tgid = opts->pid;
 	if (opts->no_ledger)
 		disable_ledger(p->skel);
-	/* map occupancy from the kernel's element counters (6.6+); else collect_live walks keys */
-	if (!mapcount_supported())
-		bpf_program__set_autoload(p->skel->progs.mb_map_count, false);
 	if (opts->site_every)
 		p->skel->rodata->ledger_site_every = opts->site_every > 0 ? opts->site_every : 0;
 	err = setup_unwind(p, opts);

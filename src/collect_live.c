@@ -13,6 +13,7 @@
 #include "collect_live.h"
 #include "log.h"
 #include "muxbpf.h"
+#include "mapcount.skel.h"
 #include "muxbpf.skel.h"
 
 bool mapcount_supported(void)
@@ -110,7 +111,8 @@ void cost_delta(const struct mb_cost_reading *from, const struct mb_cost_reading
 
 struct mapwatch {
 	struct profiler *p;
-	struct bpf_link *iter; /* bpf/mapcount.bpf.c, or NULL: walk the keys */
+	struct mapcount_bpf *mc; /* bpf/mapcount.bpf.c, or NULL: walk the keys */
+	struct bpf_link *iter;
 	struct mb_maps_occ occ;
 	int fds[MB_MAX_WATCHED];
 	uint32_t key_size[MB_MAX_WATCHED];
@@ -121,6 +123,36 @@ struct mapwatch {
 	uint64_t drops[MUXBPF_MAX_PHASES][3]; /* samples lost, stacks full, ledger lost */
 	uint32_t prev_phase;
 };
+
+/* The map iterator of bpf/mapcount.bpf.c, in a skeleton of its own so that its kfunc extern can
+ * break nothing: loaded only where vmlinux has the kfunc, and a failure only means walking keys.
+ * NULL if not. */
+static struct bpf_link *open_iter(struct mapwatch *w)
+{
+	struct bpf_link *link;
+	int err;
+
+	if (!mapcount_supported()) {
+		pr_verbose("map occupancy by walking keys: the kernel has no "
+			   "bpf_map_sum_elem_count (Linux 6.6+)");
+		return NULL;
+	}
+	w->mc = mapcount_bpf__open_and_load();
+	if (!w->mc) {
+		pr_verbose("map occupancy by walking keys: cannot load the map iterator: %s",
+			   strerror(errno));
+		return NULL;
+	}
+	link = bpf_program__attach_iter(w->mc->progs.mb_map_count, NULL);
+	if (!link) {
+		err = errno;
+		pr_verbose("map occupancy by walking keys: cannot attach the map iterator: %s",
+			   strerror(err));
+		mapcount_bpf__destroy(w->mc);
+		w->mc = NULL;
+	}
+	return link;
+}
 
 struct mapwatch *mapwatch__new(struct profiler *p)
 {
@@ -148,12 +180,7 @@ struct mapwatch *mapwatch__new(struct profiler *p)
 		w->key_size[w->occ.n] = info.key_size;
 		w->occ.n++;
 	}
-	if (bpf_program__fd(skel->progs.mb_map_count) >= 0) {
-		w->iter = bpf_program__attach_iter(skel->progs.mb_map_count, NULL);
-		if (!w->iter)
-			pr_verbose("map occupancy by walking keys: cannot attach the map "
-				   "iterator: %s", strerror(errno));
-	}
+	w->iter = open_iter(w);
 	w->occ.kernel_count = w->iter != NULL;
 	return w;
 }
@@ -353,6 +380,7 @@ void mapwatch__free(struct mapwatch *w)
 	if (!w)
 		return;
 	bpf_link__destroy(w->iter);
+	mapcount_bpf__destroy(w->mc);
 	free(w->batch);
 	free(w);
 }

@@ -14,8 +14,8 @@
 
 struct muxbpf_bpf;
 
-/* Can the kernel count map elements for us (bpf_map_sum_elem_count)?  Decides, before load,
- * whether bpf/mapcount.bpf.c is loaded. */
+/* Can the kernel count map elements for us (bpf_map_sum_elem_count, in vmlinux's BTF)?  Decides
+ * whether bpf/mapcount.bpf.c's own skeleton is loaded at all. */
 bool mapcount_supported(void);
 
 /* The programs' counters and muxbpf's CPU now.  p may be NULL (only muxbpf's CPU).  Cheap:

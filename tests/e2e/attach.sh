@@ -72,6 +72,12 @@ done
 [ "$(grep -c '^  profiler cost: BPF [0-9.]* ms = ' "$work/attach.out")" -ge 3 ] ||
 	fail "no profiler cost line in each phase"
 grep -q '^    samples ' "$work/attach.out" || fail "no map occupancy"
+# the kernel's element counters (bpf/mapcount.bpf.c's own skeleton) wherever the kfunc exists
+# (6.6+), else the key walk: the optional object must neither break the load nor go unused
+if grep -qw bpf_map_sum_elem_count /proc/kallsyms; then how="the kernel's element counters"
+else how="walking the keys"; fi
+grep -q "^    checked every second (.*$how" "$work/attach.out" ||
+	fail "map occupancy not counted by $how: $(grep 'checked every' "$work/attach.out")"
 grep -q 'ended by the stop command' "$work/attach.out" || fail "the stop reason is missing"
 [ ! -e "$work/ctl" ] || fail "the control socket was not removed"
 # report.json of an attach run against the schema (the validator: see artifacts.sh)
