@@ -404,8 +404,13 @@ int BPF_PROG(mb_softirq_exit)
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(mb_sched_wakeup, struct task_struct *p)
+/*
+ * Who woke netmux: sched_waking runs in try_to_wake_up, in the waker's context.  sched_wakeup
+ * does not always: when the wakee's CPU is idle the kernel queues the wakeup to that CPU
+ * (TTWU_QUEUE) and sched_wakeup fires there, in the idle task's context.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(mb_sched_waking, struct task_struct *p)
 {
 	struct muxbpf_wake_key k = {};
 	struct muxbpf_wake_val zero = {}, *v;

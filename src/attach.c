@@ -268,7 +268,7 @@ static int attach_ledger(struct profiler *p)
 {
 	struct bpf_program *progs[] = {
 		p->skel->progs.mb_sys_enter,	 p->skel->progs.mb_sys_exit,
-		p->skel->progs.mb_sched_switch,	 p->skel->progs.mb_sched_wakeup,
+		p->skel->progs.mb_sched_switch,	 p->skel->progs.mb_sched_waking,
 		p->skel->progs.mb_hrtimer_entry, p->skel->progs.mb_hrtimer_exit,
 		p->skel->progs.mb_softirq_entry, p->skel->progs.mb_softirq_exit,
 	};
@@ -324,7 +324,7 @@ static void disable_ledger(struct muxbpf_bpf *skel)
 	bpf_program__set_autoload(skel->progs.mb_sys_enter, false);
 	bpf_program__set_autoload(skel->progs.mb_sys_exit, false);
 	bpf_program__set_autoload(skel->progs.mb_sched_switch, false);
-	bpf_program__set_autoload(skel->progs.mb_sched_wakeup, false);
+	bpf_program__set_autoload(skel->progs.mb_sched_waking, false);
 	bpf_program__set_autoload(skel->progs.mb_hrtimer_entry, false);
 	bpf_program__set_autoload(skel->progs.mb_hrtimer_exit, false);
 	bpf_program__set_autoload(skel->progs.mb_softirq_entry, false);

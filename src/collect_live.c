@@ -67,7 +67,7 @@ void cost_read(struct profiler *p, struct mb_cost_reading *out)
 static bool is_ledger_prog(const char *name)
 {
 	static const char *const names[] = { "mb_sys_enter", "mb_sys_exit", "mb_sched_switch",
-					     "mb_sched_wakeup", "mb_hrtimer_entry",
+					     "mb_sched_waking", "mb_hrtimer_entry",
 					     "mb_hrtimer_exit", "mb_softirq_entry",
 					     "mb_softirq_exit" };
 
