@@ -6,7 +6,7 @@
 #   make            build muxbpf and the test programs
 #   make deps       install the Debian packages everything needs (idempotent)
 #   make netmux     build the default target (netmux 2.12 from Debian's source, frame pointers)
-#   make run        deps + build + default target + `muxbpf --phase all`
+#   make run        deps + build + default target + `muxbpf --phase all --out build/runs/DATE`
 #   make test       deps + build + default target + every test
 #   make test-asan  every unit test again under ASan + UBSan (in $(OUTPUT)-asan)
 #   make fuzz       libFuzzer targets for maps, ELF and CFI parsing, FUZZ_SECONDS each
@@ -39,7 +39,8 @@ SKEL := $(OUTPUT)/muxbpf.skel.h
 OPT_SKELS := $(BPF_OPTIONAL:%=$(OUTPUT)/%.skel.h)
 
 SRCS := $(wildcard src/*.c)
-OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS)) $(OUTPUT)/src/profile.pb-c.o
+OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS)) $(OUTPUT)/src/profile.pb-c.o \
+	$(OUTPUT)/src/assets.o
 LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 
 # The embedded default target (see scripts/build-netmux.sh).
@@ -118,6 +119,17 @@ $(OUTPUT)/src/profile.pb-c.o: $(PB_C) | $(OUTPUT)/src
 
 $(OUTPUT)/src/out_pprof.o: $(OUTPUT)/profile.pb-c.h
 
+# The viewer's and report.html's CSS and JavaScript, embedded as strings (src/assets.h).
+ASSETS := $(wildcard src/assets/*.css src/assets/*.js)
+ASSETS_C := $(OUTPUT)/assets.c
+$(ASSETS_C): scripts/gen-assets.sh $(ASSETS) | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-assets.sh $(ASSETS) > $@
+
+$(OUTPUT)/src/assets.o: $(ASSETS_C) src/assets.h | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
 include tests/tests.mk
 include bench/bench.mk
 include fuzz/fuzz.mk
@@ -148,9 +160,14 @@ install: $(OUTPUT)/muxbpf
 deps:
 	$(Q)scripts/deps.sh
 
+# Each run's artifacts in a dated directory of their own; the last line names the page.
+RUN_DIR ?= $(OUTPUT)/runs/$(shell date +%Y-%m-%d-%H%M%S)
 run: deps
 	$(Q)$(MAKE) --no-print-directory all netmux
-	$(OUTPUT)/muxbpf --phase all
+	$(Q)$(OUTPUT)/muxbpf --phase all --out $(RUN_DIR); rc=$$?; \
+	if [ -f $(RUN_DIR)/report.html ]; then \
+		echo "report page: file://$(abspath $(RUN_DIR))/report.html (open it in a browser)"; \
+	fi; exit $$rc
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp

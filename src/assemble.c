@@ -85,7 +85,7 @@ static int fold_all(struct report *r, const struct run *run, const struct mb_res
 		int err;
 
 		rp->stats = run->profile.stats[rp->id];
-		err = fold_phase(&run->profile, res, rp->id, run->pid, r->by, &rp->fold);
+		err = fold_phase(&run->profile, res, rp->id, run->pid, r->folded, &rp->fold);
 		if (err)
 			return err;
 		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
@@ -187,6 +187,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	r->freq = o->freq;
 	r->top = o->top;
 	r->by = o->by;
+	r->folded = o->by | (o->out_dir ? (FOLD_VIEW(FOLD_BY__COUNT) - 1) : 0);
 	r->min_pct = o->min_pct;
 	r->debug_dirs = o->debug_dirs;
 	r->ndebug_dirs = o->ndebug_dirs;

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "out.h"
 #include "out_folded.h"
+#include "out_html.h"
 #include "out_svg.h"
 #include "phases.h"
 #include "progress.h"
@@ -45,14 +46,15 @@ static const struct report_phase *report_phase_of(const struct report *r, unsign
 	return NULL;
 }
 
-int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p)
+static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
+		     const struct sp_phase *p, bool embed)
 {
 	const struct report_phase *rp = report_phase_of(r, p->id);
 	char title[512], sub[512];
+	char runs[32] = "", prefix[64];
 	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
-			      .unit_ns = sprof_period_ns(sp) };
-	char runs[32] = "";
+			      .unit_ns = sprof_period_ns(sp), .embed = embed,
+			      .id_prefix = embed ? prefix : NULL };
 	struct flame t;
 	int err;
 
@@ -60,6 +62,7 @@ int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
 	if (err)
 		return err;
 
+	snprintf(prefix, sizeof(prefix), "%s-", phase_name(p->id));
 	if (sp->nruns > 1)
 		snprintf(runs, sizeof(runs), ", %d runs merged", sp->nruns);
 	snprintf(title, sizeof(title), "%s: %s%s", phase_name(p->id),
@@ -76,12 +79,37 @@ int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
 	return err;
 }
 
+int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p)
+{
+	return phase_svg(f, r, sp, p, false);
+}
+
+int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p)
+{
+	return phase_svg(f, r, sp, p, true);
+}
+
+#define OUT_MAX_FILES (2 * MUXBPF_MAX_PHASES + 8)
+
 struct out_ctx {
 	const char *dir;
 	int files;
 	uint64_t bytes;
 	int err;
+	char names[OUT_MAX_FILES][64]; /* what was written, for report.html's links */
+	const char *list[OUT_MAX_FILES];
 };
+
+static void wrote(struct out_ctx *ctx, const char *name)
+{
+	if (ctx->files < OUT_MAX_FILES) {
+		snprintf(ctx->names[ctx->files], sizeof(ctx->names[0]), "%s", name);
+		ctx->list[ctx->files] = ctx->names[ctx->files];
+	}
+	ctx->files++;
+}
 
 typedef int (*write_fn)(FILE *f, const void *a, const void *b, const void *c);
 
@@ -117,7 +145,7 @@ static void write_file(struct out_ctx *ctx, const char *name, write_fn fn, const
 	}
 	if (!stat(path, &st))
 		ctx->bytes += st.st_size;
-	ctx->files++;
+	wrote(ctx, name);
 	pr_verbose("wrote %s", path);
 }
 
@@ -150,6 +178,23 @@ static int w_speedscope(FILE *f, const void *r, const void *sp, const void *unus
 	return speedscope_write(f, r, sp);
 }
 
+struct html_args {
+	const struct report *r;
+	const struct runs_summary *rs;
+	const struct sprof *sp;
+	const char *const *files;
+	int nfiles;
+};
+
+static int w_html(FILE *f, const void *args, const void *unused1, const void *unused2)
+{
+	const struct html_args *a = args;
+
+	(void)unused1;
+	(void)unused2;
+	return html_run_write(f, a->r, a->rs, a->sp, a->files, a->nfiles);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -162,6 +207,7 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 	      const struct sprof *sp, const char *text, size_t len)
 {
 	struct out_ctx ctx = { .dir = dir };
+	struct html_args hp;
 	double t0 = now_ms();
 	char name[64];
 	int err;
@@ -194,10 +240,17 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 		ctx.err = pprof_write(path, r, sp);
 		if (!ctx.err && !stat(path, &st)) {
 			ctx.bytes += st.st_size;
-			ctx.files++;
+			wrote(&ctx, "profile.pb.gz");
 		}
 	}
 out_done:
+	/* last, so that it links to every file written beside it */
+	hp.r = r;
+	hp.rs = rs;
+	hp.sp = sp && r->profiled ? sp : NULL;
+	hp.files = ctx.list;
+	hp.nfiles = ctx.files < OUT_MAX_FILES ? ctx.files : OUT_MAX_FILES;
+	write_file(&ctx, "report.html", w_html, &hp, NULL, NULL);
 	if (!ctx.err)
 		pr_verbose("artifacts: %d files, %.1f KiB in %s, written in %.1f ms", ctx.files,
 			   ctx.bytes / 1024.0, dir, now_ms() - t0);
@@ -230,8 +283,8 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	if (o->out_dir) {
 		err = out_write(o->out_dir, r, rs, sp, text, len);
 		if (!err && !o->quiet)
-			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms\n", o->out_dir,
-				now_ms() - t0);
+			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms; the page: "
+				"%s/report.html\n", o->out_dir, now_ms() - t0, o->out_dir);
 	}
 	free(text);
 	return err;

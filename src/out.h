@@ -8,6 +8,7 @@
  *                    call site as "[sys] NAME" frames, in sample-equivalents
  *   profile.pb.gz    pprof profile.proto, one sample per (phase, stack) labelled phase=NAME
  *   speedscope.json  one profile per phase (https://www.speedscope.app file format)
+ *   report.html      one self-contained page of it all (out_html.h), linking to the others
  */
 #ifndef MUXBPF_OUT_H
 #define MUXBPF_OUT_H
@@ -30,7 +31,12 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 
 /* The writers, each on an open stream (tests call them on fixtures). */
 int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs);
+/* The same, indented (pretty) or on one line (embedded in report.html). */
+int report_json_emit(FILE *f, const struct report *r, const struct runs_summary *rs, bool pretty);
 int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p);
+/* The same graph for report.html: frame ids "PHASE-fN", no prolog, CSS or script. */
+int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
 		    const struct sp_phase *p);
 int speedscope_write(FILE *f, const struct report *r, const struct sprof *sp);
 /* The gzip'd pprof profile into a file. 0 or -errno. */

@@ -380,11 +380,21 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	jw_obj_end(w);
 }
 
-int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs)
+static void json_issue(void *ctx, bool error, const char *msg)
+{
+	struct jw *w = ctx;
+
+	jw_obj(w);
+	jw_kstr(w, "level", error ? "error" : "warning");
+	jw_kstr(w, "message", msg);
+	jw_obj_end(w);
+}
+
+int report_json_emit(FILE *f, const struct report *r, const struct runs_summary *rs, bool pretty)
 {
 	struct jw w;
 
-	jw_init(&w, f, true);
+	jw_init(&w, f, pretty);
 	jw_obj(&w);
 	jw_ku64(&w, "schema_version", REPORT_JSON_SCHEMA_VERSION);
 	jw_kstr(&w, "tool", "muxbpf");
@@ -414,6 +424,10 @@ int report_json_write(FILE *f, const struct report *r, const struct runs_summary
 	jw_arr_end(&w);
 	jw_kstr(&w, "stopped", r->stopped && *r->stopped ? r->stopped : NULL);
 	jw_ku64(&w, "exits_lost", r->exits_lost);
+	jw_key(&w, "warnings");
+	jw_arr(&w);
+	report_issues(r, json_issue, &w);
+	jw_arr_end(&w);
 	write_unwind(&w, r);
 	jw_knum(&w, "oncpu_check_max_diff_pct", report_max_check_diff(r));
 	write_leaf_dsos(&w, "symbols", &r->symbols);
@@ -426,4 +440,9 @@ int report_json_write(FILE *f, const struct report *r, const struct runs_summary
 	jw_obj_end(&w);
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;
+}
+
+int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs)
+{
+	return report_json_emit(f, r, rs, true);
 }

@@ -19,6 +19,8 @@ struct svg_opts {
 	double unit_ns;        /* ns one unit stands for (0: no time estimate in the details) */
 	bool diff;             /* differential: colour by share in value vs share in base */
 	int width;             /* pixels (0: 1200) */
+	bool embed;            /* inline in report.html: no XML prolog, CSS or script (the page's) */
+	const char *id_prefix; /* before each frame's id "fN" (unique ids in one page), or NULL */
 };
 
 /* Write t (laid out by flame_layout) as an SVG document.  0 or -EIO. */

@@ -2,6 +2,7 @@
 /* Plain-text report. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
@@ -477,7 +478,21 @@ void report_print(FILE *f, const struct report *r)
 	}
 }
 
-int report_check(const struct report *r)
+/* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
+static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fn(ctx, error, msg);
+}
+
+int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
 {
 	int problems = 0;
 
@@ -489,38 +504,59 @@ int report_check(const struct report *r)
 			double d = report_drop_pct(&p->stats);
 
 			if (p->measured && r->max_drop_pct >= 0 && d > r->max_drop_pct) {
-				pr_err("phase %s dropped %.2f%% of its samples (%" PRIu64 " of %" PRIu64
-				       "), more than --max-drop-pct %g", phase_name(p->id), d,
-				       report_dropped(&p->stats), (uint64_t)p->stats.taken,
-				       r->max_drop_pct);
+				issue(fn, ctx, true,
+				      "phase %s dropped %.2f%% of its samples (%" PRIu64
+				      " of %" PRIu64 "), more than --max-drop-pct %g",
+				      phase_name(p->id), d,
+				      report_dropped(&p->stats), (uint64_t)p->stats.taken,
+				      r->max_drop_pct);
 				problems++;
 			} else if (d > REPORT_DROP_WARN_PCT) {
-				pr_warn("phase %s dropped %.2f%% of its samples (%" PRIu64 " of %" PRIu64
-					"): see its accounting line", phase_name(p->id), d,
-					report_dropped(&p->stats), (uint64_t)p->stats.taken);
+				issue(fn, ctx, false,
+				      "phase %s dropped %.2f%% of its samples (%" PRIu64
+				      " of %" PRIu64 "): see its accounting line",
+				      phase_name(p->id), d,
+				      report_dropped(&p->stats), (uint64_t)p->stats.taken);
 			}
 		}
 		if (p->has_ledger && p->ledger.lost)
-			pr_warn("phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
-				phase_name(p->id), p->ledger.lost);
+			issue(fn, ctx, false,
+			      "phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
+			      phase_name(p->id), p->ledger.lost);
 		if (!p->measured)
 			continue;
 		/* an interrupted phase is reported as such; the exit code says why */
 		if (!p->ok && !p->partial) {
-			pr_err("phase %s failed: %s", phase_name(p->id), p->error);
+			issue(fn, ctx, true, "phase %s failed: %s", phase_name(p->id), p->error);
 			problems++;
 		}
 		/* An empty recording must never read as an idle server. */
 		if (r->profiled && p->stats.recorded == 0 && expected >= REPORT_BUSY_MIN_SAMPLES) {
-			pr_err("phase %s: no samples recorded although netmux spent %.0f ms in user "
-			       "mode (%.0f samples expected): the sampler is not working",
-			       phase_name(p->id),
-			       ms(p->has_ledger ? p->ledger.user_ns : p->usr_ns), expected);
+			issue(fn, ctx, true,
+			      "phase %s: no samples recorded although netmux spent %.0f ms in user "
+			      "mode (%.0f samples expected): the sampler is not working",
+			      phase_name(p->id), ms(p->has_ledger ? p->ledger.user_ns : p->usr_ns),
+			      expected);
 			problems++;
 		}
 	}
 	if (r->exits_lost)
-		pr_warn("%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "
-			"missing", r->exits_lost);
+		issue(fn, ctx, false,
+		      "%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "
+		      "missing", r->exits_lost);
 	return problems;
+}
+
+static void print_issue(void *ctx, bool error, const char *msg)
+{
+	(void)ctx;
+	if (error)
+		pr_err("%s", msg);
+	else
+		pr_warn("%s", msg);
+}
+
+int report_check(const struct report *r)
+{
+	return report_issues(r, print_issue, NULL);
 }

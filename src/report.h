@@ -47,6 +47,7 @@ struct report {
 	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */
 	uint64_t exits_lost; /* thread exits missing from the runtime accounting */
 	unsigned int by;     /* FOLD_VIEW() mask: the tables printed per phase (--by) */
+	unsigned int folded; /* the views folded: --by, and with --out all (report.html shows them) */
 	double min_pct;      /* rows below this self% are not listed (--min-pct) */
 	const char *const *debug_dirs; /* --debug-dir, searched before /usr/lib/debug */
 	int ndebug_dirs;
@@ -73,5 +74,9 @@ double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
 int report_check(const struct report *r);
+/* The same problems and warnings, each as one line through fn (error: a problem report_check
+ * counts); report.json's "warnings" and report.html list them.  Returns the problems. */
+typedef void (*report_issue_fn)(void *ctx, bool error, const char *msg);
+int report_issues(const struct report *r, report_issue_fn fn, void *ctx);
 
 #endif /* MUXBPF_REPORT_H */

@@ -2,8 +2,8 @@
 /*
  * The artifact writers on plain-data fixtures (no root): JSON writer and parser, folded stacks
  * round trip, flame graph trees with kernel frames, the SVG, pprof decoded back with
- * protobuf-c, speedscope, report.json of a fixture report, --runs statistics and merging, and
- * diff's verdicts.
+ * protobuf-c, speedscope, report.json of a fixture report, report.html's parts, --runs statistics
+ * and merging, and diff's verdicts.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 #include "json.h"
 #include "out.h"
 #include "out_folded.h"
+#include "out_html.h"
 #include "out_svg.h"
 #include "profile.pb-c.h"
 #include "runs.h"
@@ -560,6 +561,62 @@ static void test_report_json(void **state)
 	free(text);
 }
 
+/* report.html: report.json embedded (a "<" in a name cannot end the script), the graphs inline
+ * with their own frame ids, the page's scripts once, nothing fetched. */
+static void test_report_html(void **state)
+{
+	struct fold_row rows[2] = { { "b</script><!--", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	const char *files[] = { "report.json", "create.svg" };
+	const char *start, *end;
+	struct report r;
+	struct sprof sp;
+	char *text, *json, err[128];
+	size_t len;
+	struct jv *v;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fixture(&sp);
+	fixture_report(&r, rows);
+	r.nphases = 2;
+	assert_int_equal(html_run_write(f, &r, NULL, &sp, files, 2), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	assert_int_equal(strncmp(text, "<!DOCTYPE html>", 15), 0);
+	/* the data, up to the first "</script>": the whole JSON */
+	start = strstr(text, "<script type=\"application/json\" id=\"mb-data\">");
+	assert_non_null(start);
+	start = strchr(start, '>') + 1;
+	end = strstr(start, "</script>");
+	assert_non_null(end);
+	json = strndup(start, end - start);
+	v = json_parse(json, strlen(json), err, sizeof(err));
+	if (!v)
+		fail_msg("the embedded JSON does not parse: %s", err);
+	assert_string_equal(jv_str(jv_get(v, "kind"), ""), "run");
+	assert_int_equal(jv_get(v, "files")->n, 2);
+	assert_string_equal(jv_str(jv_get(&jv_get(jv_get(&jv_get(jv_get(v, "data"), "phases")->v[0],
+							"functions"), "rows")->v[0], "name"), ""),
+			    "b</script><!--");
+	jv_free(v);
+	free(json);
+	/* phases 2 and 3 (create, attrwrite) have stacks: one inline graph each, ids prefixed */
+	assert_int_equal(count(text, "<svg version"), 2);
+	assert_int_equal(count(text, "data-flame=\"create\""), 1);
+	assert_non_null(strstr(text, "id=\"create-f0\""));
+	assert_non_null(strstr(text, "id=\"attrwrite-f0\""));
+	assert_null(strstr(text, "<?xml"));
+	/* the viewer and the page script once each, every resource inline */
+	assert_int_equal(count(text, "function muxFlame("), 1);
+	assert_int_equal(count(text, "<script"), 3);
+	assert_null(strstr(text, "src="));
+	assert_null(strstr(text, "<link"));
+	assert_null(strstr(text, "url("));
+	assert_int_equal(count(text, "http"), 2); /* the SVG namespace of each graph */
+	free(text);
+	sprof_free(&sp);
+}
+
 /* ---- --runs ---------------------------------------------------------------------------------- */
 
 static void test_run_stat(void **state)
@@ -718,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_pprof),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_run_stat),
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_diff_verdicts),

@@ -1,0 +1,396 @@
+/*
+ * report.html: renders the JSON embedded in the page (#mb-data: report.json as written beside
+ * it, or the comparison of diff/ab) and moves the inline flame graphs (#mb-flames) into their
+ * phase sections.  Every number shown is one of the JSON's, only formatted here; number cells
+ * carry the raw value as data-v.  No network: everything is in this one file.
+ */
+"use strict";
+(function () {
+  var D = JSON.parse(document.getElementById('mb-data').textContent);
+  var app = document.getElementById('app');
+
+  /* ---- helpers --------------------------------------------------------------------------- */
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) {
+      var v = attrs[k];
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'text') e.textContent = v;
+      else if (k === 'cls') e.className = v;
+      else if (k.substring(0, 2) === 'on') e.addEventListener(k.substring(2), v);
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    (kids || []).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      e.appendChild(typeof c === 'string' || typeof c === 'number' ?
+        document.createTextNode(String(c)) : c);
+    });
+    return e;
+  }
+  function num(v, d) { return v === null || v === undefined || !isFinite(v) ? '-' : (+v).toFixed(d); }
+  function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6, d === undefined ? 2 : d); }
+  function pct(a, b) { return b ? 100 * a / b : 0; }
+  function base(p) { return p ? String(p).replace(/.*\//, '') : ''; }
+  function card(title, note, kids, cls) {
+    return el('div', { cls: 'card' + (cls ? ' ' + cls : '') },
+      [el('h3', {}, [title, note ? el('span', { cls: 'note', text: note }) : null])].concat(kids));
+  }
+  function meta(pairs) {
+    return el('dl', { cls: 'meta' }, pairs.filter(function (p) { return p; }).map(function (p) {
+      return el('div', {}, [el('dt', { text: p[0] }), el('dd', {}, [p[1]])]);
+    }));
+  }
+
+  /*
+   * A sortable table.  cols: { label, get(row), num (right-aligned, sorted as numbers), fmt(v,
+   * row) -> text, title, cls(row) }.  A click on a header sorts by it (again: the other way).
+   */
+  function table(cols, rows, opt) {
+    opt = opt || {};
+    var tbody = el('tbody'), ths = [], state = { col: -1, dir: 0 };
+    var t = el('table', { cls: 't sortable' + (opt.cls ? ' ' + opt.cls : '') }, [
+      el('thead', {}, [el('tr', {}, cols.map(function (c, i) {
+        var th = el('th', { cls: c.num ? 'n' : '', title: c.title || 'sort by ' + c.label,
+          onclick: function () { sortBy(i); } }, [c.label]);
+        ths.push(th);
+        return th;
+      }))]), tbody]);
+    function fill(list) {
+      tbody.textContent = '';
+      list.forEach(function (r) {
+        tbody.appendChild(el('tr', {}, cols.map(function (c) {
+          var v = c.get(r), txt = c.fmt ? c.fmt(v, r) : v;
+          var cls = (c.num ? 'n' : 'name') + (c.cls ? ' ' + (c.cls(r) || '') : '');
+          var td = el('td', { cls: cls, 'data-v': c.num && v !== null && v !== undefined ? v : null,
+            title: c.tip ? c.tip(r) : null }, []);
+          if (c.bar && c.bar(r) > 0) {
+            td.classList.add('bar-cell');
+            td.appendChild(el('i', { style: 'width:' + Math.min(100, c.bar(r)).toFixed(1) + '%' }));
+          }
+          td.appendChild(el('span', { text: txt === null || txt === undefined ? '-' : String(txt) }));
+          return td;
+        })));
+      });
+    }
+    function sortBy(i) {
+      var c = cols[i], dir = state.col === i ? -state.dir : (c.num ? -1 : 1);
+      var list = rows.slice().sort(function (a, b) {
+        var x = c.get(a), y = c.get(b);
+        if (c.num) { x = x === null || x === undefined ? -Infinity : +x; y = y === null || y === undefined ? -Infinity : +y; }
+        else { x = String(x); y = String(y); }
+        return (x < y ? -1 : x > y ? 1 : 0) * dir;
+      });
+      state.col = i; state.dir = dir;
+      ths.forEach(function (th, j) {
+        th.classList.toggle('asc', j === i && dir > 0);
+        th.classList.toggle('desc', j === i && dir < 0);
+      });
+      t.setAttribute('data-sorted', c.label + (dir > 0 ? ' asc' : ' desc'));
+      fill(list);
+    }
+    fill(rows);
+    return t;
+  }
+  function scroll(t) { return el('div', { cls: 'scroll' }, [t]); }
+
+  /* A flame graph from #mb-flames with a search box and a reset button driving its viewer. */
+  function flame(key, note) {
+    var src = document.querySelector('#mb-flames [data-flame="' + key + '"]');
+    if (!src) return el('p', { cls: 'small', text: 'no flame graph: no stacks in this phase' });
+    var svg = src.querySelector('svg');
+    var box = el('div', { cls: 'flame-box' }, [svg]);
+    var v = muxFlame(svg, function () { input.focus(); return null; });
+    var state = el('span', { cls: 'state' });
+    var input = el('input', { type: 'search', placeholder: 'search frames (regular expression)',
+      'aria-label': 'search frames', onkeydown: function (ev) {
+        if (ev.key === 'Enter') go();
+        else if (ev.key === 'Escape') { input.value = ''; v.resetSearch(); }
+      } });
+    function go() { v.search(input.value); }
+    v.onChange(function () {
+      var z = svg.getAttribute('data-zoom'), m = svg.getAttribute('data-matched');
+      state.textContent = (z ? 'zoomed (click "Reset zoom" or Escape)' : 'click a frame to zoom') +
+        (m ? '; search matches ' + m + '%' : '');
+    });
+    state.textContent = 'click a frame to zoom, hover for details';
+    return el('div', {}, [el('div', { cls: 'tools' }, [input,
+      el('button', { onclick: go, text: 'Search' }),
+      el('button', { onclick: function () { input.value = ''; v.resetSearch(); }, text: 'Clear' }),
+      el('button', { onclick: function () { v.unzoom(); }, text: 'Reset zoom' }), state,
+      note ? el('span', { cls: 'small', text: note }) : null]), box]);
+  }
+
+  function warnings(list) {
+    if (!list || !list.length) return null;
+    return card('Warnings', list.length + (list.length === 1 ? ' line' : ' lines') + ' muxbpf printed',
+      [el('ul', {}, list.map(function (w) {
+        return el('li', { cls: w.level }, [(w.level === 'error' ? 'error: ' : '') + w.message]);
+      }))], 'warnings');
+  }
+
+  function files(list, title) {
+    if (!list || !list.length) return null;
+    return card(title || 'Files beside this page', null, [el('div', { cls: 'files' }, list.map(function (f) {
+      return el('a', { href: encodeURI(f), text: f });
+    }))]);
+  }
+
+  function toc(items) {
+    return el('nav', { cls: 'toc' }, [el('b', { text: 'phases' })].concat(items.map(function (it) {
+      return el('a', { href: '#p-' + it, text: it });
+    })).concat([el('a', { href: '#top', text: '\u2191 top' })]));
+  }
+
+  function phaseLinks(names, i, extra) {
+    var k = [];
+    if (i > 0) k.push(el('a', { href: '#p-' + names[i - 1], text: '\u2190 ' + names[i - 1] }));
+    if (i + 1 < names.length) k.push(el('a', { href: '#p-' + names[i + 1], text: names[i + 1] + ' \u2192' }));
+    k.push(el('a', { href: '#top', text: '\u2191 top' }));
+    (extra || []).forEach(function (f) { k.push(el('a', { href: encodeURI(f), text: f })); });
+    return el('span', { cls: 'links' }, k);
+  }
+
+  /* ---- the run page ---------------------------------------------------------------------- */
+  var WALK = { outermost: 'outermost frame', zero_end: 'zero rbp/return address', no_proc: 'no process tables',
+    no_table: 'no tables yet', no_row: 'no CFI row', unsupported: 'unsupported rule',
+    read_fault: 'read fault', bad_frame: 'bad frame', depth: 'depth limit' };
+  var DROP = { stack_failed: 'stack failed', counts_full: 'counts map full', phase_range: 'phase out of range',
+    stack_full: 'stack map full' };
+  var VIEWS = [['function', 'function'], ['srcfile', 'source file'], ['line', 'source line'], ['dso', 'DSO']];
+
+  function functionsCard(p, r) {
+    var fn = p.functions, box = el('div'), seg = el('div', { cls: 'seg', role: 'tablist' });
+    var views = { function: fn.rows };
+    for (var k in fn.views || {}) views[k] = fn.views[k];
+    function show(key) {
+      Array.prototype.forEach.call(seg.children, function (b) {
+        b.classList.toggle('on', b.getAttribute('data-view') === key);
+      });
+      var rows = views[key] || [];
+      box.textContent = '';
+      if (!rows.length) { box.appendChild(el('p', { cls: 'small', text: 'no samples' })); return; }
+      box.appendChild(scroll(table([
+        { label: 'self %', num: true, get: function (x) { return x.self_pct; }, fmt: function (v) { return num(v, 1); },
+          bar: function (x) { return x.self_pct; } },
+        { label: 'total %', num: true, get: function (x) { return x.total_pct; }, fmt: function (v) { return num(v, 1); } },
+        { label: 'self', num: true, get: function (x) { return x.self; }, title: 'samples with this leaf' },
+        { label: 'total', num: true, get: function (x) { return x.total; }, title: 'samples with this on the stack' },
+        { label: VIEWS.filter(function (v) { return v[0] === key; })[0][1], get: function (x) { return x.name; },
+          cls: function (x) { return x.unnamed ? 'unnamed' : ''; } }
+      ], rows, { cls: 'fn' })));
+      box.setAttribute('data-view', key);
+    }
+    VIEWS.forEach(function (v) {
+      seg.appendChild(el('button', { 'data-view': v[0], text: v[1], disabled: !views[v[0]],
+        title: views[v[0]] ? 'rows by ' + v[1] : 'not folded in this run (--by)',
+        onclick: function () { show(v[0]); } }));
+    });
+    show('function');
+    var unnamed = fn.samples ? ' \u00b7 ' + num(pct(fn.unnamed, fn.samples), 1) + '% unnamed, ' +
+      num(pct(fn.with_line, fn.samples), 1) + '% with file:line' : '';
+    return card('Top functions', fn.samples + ' user samples' + unnamed, [seg, box]);
+  }
+
+  function ledgerCard(p, r) {
+    var l = p.ledger;
+    if (!l) return card('Ledger', null, [el('p', { cls: 'small', text: r.ledger ?
+      'no ledger for this phase' : 'the ledger was off (--no-ledger)' })]);
+    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns;
+    var parts = [['user', 'k-user', l.user_ns, 'user mode on-CPU'],
+      ['syscalls', 'k-sys', l.sys_cpu_ns, 'on-CPU inside syscalls'],
+      ['off-CPU in syscalls', 'k-off', l.sys_off_ns, 'blocked or waiting inside syscalls'],
+      ['preempted', 'k-pre', l.preempt_user_ns, 'runnable in user mode but not running'],
+      ['switch path + leftover', 'k-other', other > 0 ? other : 0, 'the context switch itself and the unaccounted rest']];
+    var W = l.thread_wall_ns || 1;
+    var bar = el('div', { cls: 'balance', title: 'thread wall ' + ms(l.thread_wall_ns) + ' ms' },
+      parts.map(function (x) {
+        return el('div', { cls: x[1], style: 'width:' + (100 * x[2] / W).toFixed(3) + '%',
+          title: x[0] + ': ' + ms(x[2]) + ' ms (' + num(pct(x[2], W), 1) + '%)', 'data-ns': x[2] });
+      }));
+    var legend = el('div', { cls: 'legend' }, parts.map(function (x) {
+      return el('span', { title: x[3] }, [el('i', { cls: x[1] }), x[0] + ' ' + ms(x[2]) + ' ms (' + num(pct(x[2], W), 1) + '%)']);
+    }));
+    var kids = [el('div', { cls: 'small' }, [l.threads + (l.threads === 1 ? ' thread' : ' threads') +
+      ', wall ' + ms(l.thread_wall_ns) + ' ms = on-CPU ' + ms(l.oncpu_ns) + ' + off-CPU ' + ms(l.off_cpu_ns) +
+      ' + switch path ' + ms(l.switch_path_ns) + '; leftover ' + ms(l.leftover_ns, 3) + ' ms']), bar, legend,
+      el('div', { cls: 'small' }, ['runqueue wait ' + ms(l.run_delay_ns) + ' ms \u00b7 switches ' + l.nvcsw +
+        ' voluntary, ' + l.nivcsw + ' involuntary \u00b7 wakeups ' + l.wakeups + ' (' + num(l.wakeups_per_s, 1) +
+        '/s)' + (l.lost ? ' \u00b7 ' + l.lost + ' ledger entries LOST' : '')])];
+    kids.push(el('h4', { text: 'Syscalls (' + l.sys_count + ' calls, ' + ms(l.sys_cpu_ns) + ' ms on-CPU)' }));
+    kids.push(l.syscalls.length ? scroll(table([
+      { label: 'syscall', get: function (x) { return x.name; } },
+      { label: 'calls', num: true, get: function (x) { return x.count; } },
+      { label: 'on-CPU ms', num: true, get: function (x) { return x.cpu_ns; }, fmt: function (v) { return ms(v, 3); },
+        bar: function (x) { return pct(x.cpu_ns, l.sys_cpu_ns); } },
+      { label: 'wall ms', num: true, get: function (x) { return x.wall_ns; }, fmt: function (v) { return ms(v, 3); } },
+      { label: 'us/call', num: true, get: function (x) { return x.us_per_call; }, fmt: function (v) { return num(v, 1); } }
+    ], l.syscalls, { cls: 'sys' })) : el('p', { cls: 'small', text: 'no syscalls' }));
+    kids.push(el('h4', { text: 'Kernel time by user call site' }, []));
+    kids.push(l.sites.length ? scroll(table([
+      { label: '% of syscall CPU', num: true, get: function (x) { return x.cpu_pct; }, fmt: function (v) { return num(v, 1); },
+        bar: function (x) { return x.cpu_pct; } },
+      { label: 'calls', num: true, get: function (x) { return x.count; }, title: 'sampled calls (1 in ' + r.site_every + ')' },
+      { label: 'call site', get: function (x) { return x.call_site || x.syscall; } }
+    ], l.sites, { cls: 'sites' })) : el('p', { cls: 'small', text: 'no sampled call sites' }));
+    return card('Where the time went', 'the ledger: exact, from the kernel', kids);
+  }
+
+  function accountingCard(p, r) {
+    var s = p.sampler, kids = [];
+    var dropped = 0, reasons = [];
+    for (var k in s.dropped) { dropped += s.dropped[k]; if (s.dropped[k]) reasons.push((DROP[k] || k) + ' ' + s.dropped[k]); }
+    kids.push(el('p', {}, ['samples: taken ' + s.taken + ' = recorded whole ' + s.recorded + ' + dropped ' + dropped +
+      (reasons.length ? ' (' + reasons.join(', ') + ')' : '')]));
+    if (p.other_pid_samples) kids.push(el('p', {}, [p.other_pid_samples + ' samples in child processes']));
+    if (s.walks) {
+      var out = s.walk_end.outermost + s.walk_end.zero_end, share = pct(out, s.walks);
+      kids.push(el('p', { cls: 'unwind', 'data-v': share }, [el('span', { cls: 'meter' }, [el('b', { style: 'width:' + share.toFixed(1) + '%' })]),
+        'stacks: ' + num(share, 1) + '% reach the outermost frame (' + num(pct(s.walk_end.outermost, s.walks), 1) +
+        '% by CFI end mark, ' + num(pct(s.walk_end.zero_end, s.walks), 1) + '% by a zero rbp/return address), ' +
+        num(s.frames / s.walks, 1) + ' frames on average' + (s.frames ? ', ' + num(pct(s.fp_frames, s.frames), 1) +
+        '% of steps by frame pointer' : '')]));
+      var trunc = [];
+      for (var e in s.walk_end) if (e !== 'outermost' && e !== 'zero_end' && s.walk_end[e])
+        trunc.push((WALK[e] || e) + ': ' + s.walk_end[e] + ' (' + num(pct(s.walk_end[e], s.walks), 1) + '%)');
+      if (trunc.length) kids.push(el('p', { cls: 'small' }, ['truncated: ' + trunc.join(', ')]));
+    }
+    var u = p.functions.unnamed_why, why = [];
+    for (var w in u) if (u[w]) why.push(w.replace('_', ' ') + ' ' + u[w]);
+    if (why.length) kids.push(el('p', { cls: 'small' }, ['unnamed leaves: ' + why.join(', ')]));
+    var c = p.cost;
+    if (c) kids.push(el('p', {}, ['profiler cost: ' + (c.bpf_stats ? 'BPF ' + ms(c.bpf_run_ns, 3) + ' ms' +
+      (p.oncpu_ns ? ' = ' + num(c.bpf_pct_of_oncpu, 2) + '% of on-CPU' : '') + ' (sampler ' + c.sampler_runs +
+      ' runs, ledger ' + c.ledger_runs + ' runs)' : 'BPF run time not measured') + '; muxbpf ' +
+      ms(c.muxbpf_cpu_ns) + ' ms CPU = ' + num(c.muxbpf_pct_of_core, 3) + '% of a core']));
+    if (p.spread) kids.push(el('p', {}, ['spread over ' + p.spread.runs + ' runs: on-CPU ' +
+      ms(p.spread.oncpu_ns.min) + ' / ' + ms(p.spread.oncpu_ns.median) + ' / ' + ms(p.spread.oncpu_ns.max) +
+      ' ms (min / median / max), ' + num(100 * p.spread.oncpu_ns.spread, 1) + '%']));
+    return card('Sample accounting and unwinding', null, [el('div', { cls: 'acc' }, kids)]);
+  }
+
+  function symbolsCard(r) {
+    var list = r.symbols || [];
+    if (!list.length) return null;
+    var total = list.reduce(function (a, d) { return a + d.samples; }, 0);
+    return card('Symbols', 'leaf frames of all phases, by DSO', [scroll(table([
+      { label: 'DSO', get: function (d) { return base(d.dso) || '(no mapping)'; }, tip: function (d) { return d.dso; } },
+      { label: 'share %', num: true, get: function (d) { return pct(d.samples, total); }, fmt: function (v) { return num(v, 1); } },
+      { label: 'named %', num: true, get: function (d) { return pct(d.named, d.samples); }, fmt: function (v) { return num(v, 1); } },
+      { label: 'file:line %', num: true, get: function (d) { return pct(d.with_line, d.samples); }, fmt: function (v) { return num(v, 1); } },
+      { label: 'names from', get: function (d) { return stripped(d) ? 'STRIPPED, no debuginfo: named by DSO+offset only' :
+        (d.symbols || '-') + (d.dwarf ? ', lines from DWARF' : ''); },
+        cls: function (d) { return stripped(d) ? 'stripped' : ''; } },
+      { label: 'build-id', get: function (d) { return d.build_id || '-'; } }
+    ], list, { cls: 'syms' }))]);
+  }
+  function stripped(d) { return d.dso && !d.symbols && !d.dwarf; }
+
+  function phaseTable(r) {
+    var rows = r.phases;
+    return card('Phases', 'click a name for its section; click a header to sort', [table([
+      { label: 'phase', get: function (p) { return p.name; } },
+      { label: 'wall s', num: true, get: function (p) { return p.wall_s; }, fmt: function (v) { return num(v, 3); } },
+      { label: 'cmds', num: true, get: function (p) { return p.measured && p.commands ? p.commands : null; } },
+      { label: 'cmd/s', num: true, get: function (p) { return p.cmd_per_s; }, fmt: function (v) { return num(v, 0); } },
+      { label: 'on-CPU ms', num: true, get: function (p) { return p.oncpu_ns; }, fmt: function (v) { return ms(v); },
+        bar: function (p) { return pct(p.oncpu_ns, Math.max.apply(null, rows.map(function (q) { return q.oncpu_ns; }))); } },
+      { label: 'usr ms', num: true, get: function (p) { return p.usr_ns; }, fmt: function (v) { return ms(v); } },
+      { label: 'sys ms', num: true, get: function (p) { return p.sys_ns; }, fmt: function (v) { return ms(v); } },
+      { label: 'samples', num: true, get: function (p) { return p.samples; } },
+      { label: 'wakeups', num: true, get: function (p) { return p.ledger ? p.ledger.wakeups : null; } },
+      { label: 'wake/s', num: true, get: function (p) { return p.ledger && p.measured ? p.ledger.wakeups_per_s : null; },
+        fmt: function (v) { return num(v, 0); } },
+      { label: 'off-CPU ms', num: true, get: function (p) { return p.ledger ? p.ledger.off_cpu_ns : null; }, fmt: function (v) { return ms(v, 1); } },
+      { label: 'BPF %', num: true, title: 'the profiler\'s BPF run time as a share of the phase\'s on-CPU time',
+        get: function (p) { return p.cost && p.cost.bpf_stats && p.oncpu_ns ? p.cost.bpf_pct_of_oncpu : null; },
+        fmt: function (v) { return num(v, 1); } },
+      { label: 'status', get: function (p) { return p.ok ? '' : p.partial ? 'PARTIAL' : p.measured ? 'FAILED' : ''; },
+        cls: function (p) { return p.ok ? '' : 'stripped'; } }
+    ], rows, { cls: 'phases' })]);
+  }
+
+  function linkify(t) {
+    /* the phase names in the phase table link to their sections */
+    Array.prototype.forEach.call(t.querySelectorAll('table.phases'), function (tab) {
+      new MutationObserver(function () { link(tab); }).observe(tab.tBodies[0], { childList: true });
+      link(tab);
+    });
+    function link(tab) {
+      Array.prototype.forEach.call(tab.tBodies[0].rows, function (tr) {
+        var td = tr.cells[0], name = td.textContent;
+        if (td.querySelector('a')) return;
+        td.textContent = '';
+        td.appendChild(el('a', { href: '#p-' + name, text: name }));
+      });
+    }
+  }
+
+  function runPage() {
+    var r = D.data, names = r.phases.map(function (p) { return p.name; });
+    var own = (r.symbols || []).filter(function (d) { return d.dso === r.target; })[0] ||
+      (r.symbols || []).filter(function (d) { return base(d.dso) === base(r.target); })[0];
+    /* the cost where it matters most: the measured phase with the most on-CPU time */
+    var busiest = r.phases.filter(function (p) { return p.measured && p.cost; })
+      .sort(function (a, b) { return b.oncpu_ns - a.oncpu_ns; })[0];
+    var bc = busiest && busiest.cost;
+    var u = r.unwind;
+    document.title = 'muxbpf: ' + (r.netmux_version || base(r.target));
+    app.appendChild(el('header', { cls: 'top', id: 'top' }, [
+      el('h1', {}, ['muxbpf report ', el('span', { cls: 'kind', text: '\u2014 ' + (r.netmux_version || base(r.target)) })]),
+      el('div', { cls: 'target mono', text: r.target }),
+      meta([['netmux version', r.netmux_version || '(unknown)'], ['muxbpf', r.muxbpf_version],
+        ['build-id', own && own.build_id ? own.build_id : '(none)'],
+        own && stripped(own) ? ['symbols', el('span', { cls: 'stripped', text: base(own.dso) + ': STRIPPED, no debuginfo: named by DSO+offset only' })] : null,
+        ['pid, port', r.pid + ', ' + r.port],
+        ['settings', 'scale ' + r.scale + ', ' + (r.profiled ? r.freq_hz + ' Hz user-only sampling' : 'not profiled') +
+          ', ' + (r.runs > 1 ? r.runs + ' runs merged' : '1 run') + ', call sites 1 in ' + r.site_every +
+          (r.min_pct ? ', rows from ' + r.min_pct + '%' : '')],
+        ['unwinding', u ? '--unwind ' + u.mode + (u.tables ? ', CFI tables: ' + u.tables + ' files, ' + u.rows + ' rows, built in ' +
+          num(u.build_ms, 1) + ' ms' : '') : (r.profiled ? 'frame pointers' : 'none')],
+        ['profiler cost', (u && u.sampler_ns_per_sample ? 'sampler ' + num(u.sampler_ns_per_sample, 0) + ' ns per sample' : '') +
+          (bc ? (u && u.sampler_ns_per_sample ? '; ' : '') + 'in ' + busiest.name + ' (the busiest phase): ' +
+            (bc.bpf_stats && busiest.oncpu_ns ? 'BPF ' + num(bc.bpf_pct_of_oncpu, 2) + '% of on-CPU, ' : '') +
+            'muxbpf ' + num(bc.muxbpf_pct_of_core, 2) + '% of a core; per phase: BPF % in the phase table' : '')],
+        ['on-CPU cross-check', 'max |diff| ' + num(r.oncpu_check_max_diff_pct, 2) + '% vs schedstat'],
+        r.stopped ? ['stopped early', r.stopped] : null])
+    ]));
+    var phaseNames = r.profiled ? names : [];
+    app.appendChild(toc(phaseNames));
+    var m = el('main');
+    app.appendChild(m);
+    var w = warnings(r.warnings);
+    if (w) m.appendChild(w);
+    var pt = phaseTable(r);
+    m.appendChild(pt);
+    linkify(pt);
+    var s = symbolsCard(r);
+    if (s) m.appendChild(s);
+    m.appendChild(files(D.files));
+    if (!r.profiled) return;
+    r.phases.forEach(function (p, i) {
+      var sec = el('section', { cls: 'phase', id: 'p-' + p.name, 'data-phase': p.name });
+      var flags = [];
+      if (p.partial) flags.push(el('span', { cls: 'flag warn', text: 'PARTIAL' }));
+      else if (!p.ok && p.measured) flags.push(el('span', { cls: 'flag bad', text: 'FAILED' + (p.error ? ': ' + p.error : '') }));
+      var own = D.files.filter(function (f) { return f === p.name + '.svg' || f === p.name + '.folded'; });
+      sec.appendChild(el('div', { cls: 'phase-head' }, [el('h2', { text: p.name })].concat(flags).concat([
+        el('span', { cls: 'sum', text: (p.measured ? 'wall ' + num(p.wall_s, 3) + ' s \u00b7 ' : '') +
+          (p.commands ? p.commands + ' cmds \u00b7 ' + num(p.cmd_per_s, 0) + ' cmd/s \u00b7 ' : '') +
+          'on-CPU ' + ms(p.oncpu_ns) + ' ms \u00b7 ' + p.samples + ' samples' }),
+        phaseLinks(names, i, own)])));
+      sec.appendChild(el('div', { cls: 'grid2 row2' }, [functionsCard(p, r), ledgerCard(p, r)]));
+      sec.appendChild(card('Flame graph', 'user samples plus the ledger\'s kernel time as [sys] frames (blue)',
+        [flame(p.name)]));
+      sec.appendChild(accountingCard(p, r));
+      m.appendChild(sec);
+    });
+    app.appendChild(el('footer', { text: 'muxbpf ' + r.muxbpf_version + ' \u00b7 report.json schema ' + r.schema_version +
+      ' \u00b7 this page is self-contained: it works offline and can be sent as one file' }));
+  }
+
+  var pages = { run: runPage };
+  (pages[D.kind] || runPage)();
+  var left = document.getElementById('mb-flames');
+  if (left) left.parentNode.removeChild(left);
+  document.body.setAttribute('data-ready', '1');
+})();

@@ -1,0 +1,208 @@
+// report.html in headless Chromium (puppeteer-core from BUILD/npm, the machine's chromium):
+//   node check_html.js NPM_DIR run  DIR SHOT_PREFIX [stripped]   DIR/report.html against DIR/report.json
+//   node check_html.js NPM_DIR diff DIR SHOT_PREFIX               DIR/report.html against DIR/diff.json
+// Loads the page from file:// with the network cut off, and fails on a console error, a page
+// error or any request that is not file://.  Then, as a person would: every phase has its
+// section, a click on a frame zooms its flame graph, a search matches, a click on a header
+// reorders a table, the view switch changes the rows, and the numbers shown equal the JSON's.
+// Screenshots go to SHOT_PREFIX-top.png and SHOT_PREFIX-phase.png.  Prints the load time.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const os = require('os');
+const [npmDir, kind, dir, shot, flag] = process.argv.slice(2);
+const puppeteer = require(path.join(path.resolve(npmDir), 'node_modules', 'puppeteer-core'));
+const die = (msg) => { console.error('FAIL: ' + msg); process.exit(1); };
+const readJson = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+
+// A number as the page shows it ("1.23", "-", "12") equals v to the digits shown.
+function same(text, v) {
+	if (v === null || v === undefined) return text === '-';
+	const d = (text.split('.')[1] || '').length, x = Number(text);
+	return Number.isFinite(x) && Math.abs(x - v) <= 0.5 * Math.pow(10, -d) + 1e-9 * Math.abs(v);
+}
+
+async function main() {
+	const page_path = path.resolve(dir, 'report.html');
+	const size = fs.statSync(page_path).size;
+	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'muxbpf-chrome-'));
+	const browser = await puppeteer.launch({
+		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		headless: true, userDataDir: profile,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+			'--disable-component-update', '--disable-sync', '--no-first-run'],
+	});
+	const problems = [];
+	try {
+		const page = await browser.newPage();
+		await page.setViewport({ width: 1440, height: 1000 });
+		await page.setRequestInterception(true);
+		page.on('request', (req) => {
+			const u = req.url();
+			if (u.startsWith('file://') || u.startsWith('data:') || u.startsWith('about:')) req.continue();
+			else { problems.push('request to ' + u); req.abort(); }
+		});
+		page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+		page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+		const t0 = Date.now();
+		await page.goto('file://' + page_path, { waitUntil: 'load', timeout: 60000 });
+		await page.waitForSelector('body[data-ready]', { timeout: 30000 });
+		const loadMs = Date.now() - t0;
+		if (kind === 'run') await checkRun(page);
+		else if (kind === 'diff') await checkDiff(page);
+		else die('unknown kind ' + kind);
+		if (problems.length) die(problems.join('; '));
+		console.log(`html ${kind}: ${(size / 1024).toFixed(0)} KiB, loaded and rendered in ${loadMs} ms; ` +
+			`screenshots ${shot}-top.png, ${shot}-phase.png`);
+	} finally {
+		await browser.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+async function screenshots(page, section) {
+	await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
+	await page.screenshot({ path: shot + '-top.png' });
+	const sec = await page.$(section);
+	await sec.evaluate((e) => e.scrollIntoView({ behavior: 'instant' }));
+	await page.screenshot({ path: shot + '-phase.png' });
+}
+
+// Click a frame (depth >= 2, 5%..90% wide) of the graph in sel; it must then span the width.
+async function zoomOne(page, sel) {
+	const id = await page.$eval(sel + ' svg.flame', (svg) => {
+		let best = null;
+		for (const g of svg.querySelectorAll('g.f')) {
+			const w = +g.dataset.w, d = +g.dataset.d;
+			if (d >= 2 && w >= 0.05 && w <= 0.9 && (!best || d > best.d)) best = { id: g.id, d };
+		}
+		return best && best.id;
+	});
+	if (!id) die(`${sel}: no frame to click`);
+	const g = await page.$(`${sel} [id="${id}"] rect`);
+	await g.evaluate((e) => e.scrollIntoView({ block: 'center' }));
+	await g.click();
+	const z = await page.$eval(sel + ' svg.flame', (svg, id) => {
+		const r = svg.querySelector(`[id="${id}"] rect`);
+		return { zoom: svg.getAttribute('data-zoom'), x: r.getAttribute('x'), w: r.getAttribute('width'),
+			hidden: svg.querySelectorAll('g.f.hide').length, parents: svg.querySelectorAll('g.f.parent').length };
+	}, id);
+	if (z.zoom !== id || Number(z.x) !== 10 || Number(z.w) !== 1180 || !z.hidden)
+		die(`${sel}: the click on ${id} did not zoom: ${JSON.stringify(z)}`);
+	return id;
+}
+
+async function searchAll(page, sel) {
+	await page.$eval(sel + ' .tools input', (i) => { i.value = ''; });
+	await page.type(sel + ' .tools input', '.');
+	await page.keyboard.press('Enter');
+	const m = await page.$eval(sel + ' svg.flame', (s) => s.getAttribute('data-matched'));
+	if (m !== '100.00') die(`${sel}: search '.' matched ${m}, not 100.00`);
+}
+
+// Click the header labelled label of the table sel; the first column's order must change.
+async function sortChanges(page, sel, label) {
+	const col = (t) => Array.from(t.tBodies[0].rows).map((r) => r.cells[r.cells.length - 1].textContent).join('\n');
+	const before = await page.$eval(sel, col);
+	const th = await page.evaluateHandle((sel, label) =>
+		Array.from(document.querySelector(sel).tHead.rows[0].cells).find((c) => c.textContent === label), sel, label);
+	if (!th.asElement()) die(`${sel}: no header ${label}`);
+	await th.asElement().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+	await th.asElement().click();
+	const after = await page.$eval(sel, col);
+	if (before === after) die(`${sel}: sorting by ${label} did not change the order`);
+	const sorted = await page.$eval(sel, (t) => t.getAttribute('data-sorted'));
+	return sorted;
+}
+
+// Rows of a table: { name: text of the last non-numeric cell, cells: [{ text, v }] }.
+const tableRows = (page, sel) => page.$eval(sel, (t) => Array.from(t.tBodies[0].rows).map((r) =>
+	Array.from(r.cells).map((c) => ({ text: c.textContent, v: c.dataset.v === undefined ? null : Number(c.dataset.v) }))));
+
+async function checkRun(page) {
+	const r = readJson('report.json');
+	// every phase has its section
+	const secs = await page.$$eval('section.phase', (s) => s.map((e) => e.dataset.phase));
+	const want = r.phases.map((p) => p.name);
+	if (r.profiled && secs.join() !== want.join()) die(`sections ${secs} != phases ${want}`);
+	// the phase table's numbers are report.json's
+	const rows = await tableRows(page, 'table.phases');
+	if (rows.length !== r.phases.length) die(`phase table has ${rows.length} rows`);
+	const cols = [['wall s', (p) => p.wall_s], ['cmds', (p) => (p.measured && p.commands ? p.commands : null)],
+		['cmd/s', (p) => p.cmd_per_s], ['on-CPU ms', (p) => p.oncpu_ns / 1e6], ['usr ms', (p) => (p.usr_ns === null ? null : p.usr_ns / 1e6)],
+		['sys ms', (p) => (p.sys_ns === null ? null : p.sys_ns / 1e6)], ['samples', (p) => p.samples],
+		['wakeups', (p) => (p.ledger ? p.ledger.wakeups : null)]];
+	const heads = await page.$eval('table.phases', (t) => Array.from(t.tHead.rows[0].cells).map((c) => c.textContent));
+	let checked = 0;
+	for (const row of rows) {
+		const p = r.phases.find((q) => q.name === row[0].text);
+		if (!p) die(`phase table row ${row[0].text} is no phase of report.json`);
+		for (const [label, get] of cols) {
+			const c = row[heads.indexOf(label)];
+			if (!same(c.text, get(p))) die(`${p.name} ${label}: page ${c.text}, report.json ${get(p)}`);
+			checked++;
+		}
+	}
+	// the busiest phase: functions, syscalls and call sites against report.json
+	const busy = r.phases.filter((p) => p.functions.rows.length > 1 && p.ledger && p.ledger.syscalls.length > 1)
+		.sort((a, b) => b.samples - a.samples)[0];
+	if (!busy) die('no phase with functions and syscalls to check');
+	const sel = `section[data-phase="${busy.name}"]`;
+	const fn = await tableRows(page, sel + ' table.fn');
+	if (fn.length !== busy.functions.rows.length) die(`${busy.name}: ${fn.length} function rows, report.json ${busy.functions.rows.length}`);
+	fn.forEach((c, i) => {
+		const w = busy.functions.rows[i];
+		if (c[4].text !== w.name || c[2].v !== w.self || c[3].v !== w.total || !same(c[0].text, w.self_pct) || !same(c[1].text, w.total_pct))
+			die(`${busy.name} function row ${i}: page ${c.map((x) => x.text).join(' | ')}, report.json ${JSON.stringify(w)}`);
+		checked += 5;
+	});
+	const sys = await tableRows(page, sel + ' table.sys');
+	sys.forEach((c, i) => {
+		const y = busy.ledger.syscalls[i];
+		if (c[0].text !== y.name || c[1].v !== y.count || c[2].v !== y.cpu_ns || !same(c[2].text, y.cpu_ns / 1e6) || !same(c[3].text, y.wall_ns / 1e6))
+			die(`${busy.name} syscall row ${i}: page ${c.map((x) => x.text).join(' | ')}, report.json ${JSON.stringify(y)}`);
+		checked += 4;
+	});
+	const bar = await page.$$eval(sel + ' .balance div', (d) => d.map((e) => Number(e.dataset.ns)));
+	const l = busy.ledger;
+	if (bar[0] !== l.user_ns || bar[1] !== l.sys_cpu_ns || bar[2] !== l.sys_off_ns || bar[3] !== l.preempt_user_ns)
+		die(`${busy.name}: balance bar ${bar}, report.json ${l.user_ns} ${l.sys_cpu_ns} ${l.sys_off_ns} ${l.preempt_user_ns}`);
+	// the view switch: another view's rows replace the function rows
+	const other = Object.keys(busy.functions.views).find((k) => busy.functions.views[k].length > 1);
+	if (other) {
+		await page.click(`${sel} .seg button[data-view="${other}"]`);
+		const v = await tableRows(page, sel + ' table.fn');
+		if (v.length !== busy.functions.views[other].length || v[0][4].text !== busy.functions.views[other][0].name)
+			die(`${busy.name}: the ${other} view shows ${v.length} rows led by ${v[0] && v[0][4].text}`);
+		await page.click(`${sel} .seg button[data-view="function"]`);
+	} else if (flag !== 'stripped') {
+		die(`${busy.name}: report.json has no other view to switch to`);
+	}
+	// sorting: by name, then by self again
+	const s1 = await sortChanges(page, sel + ' table.fn', 'function');
+	const s2 = await sortChanges(page, sel + ' table.fn', 'self %');
+	// flame graph: a click zooms, a search matches everything
+	const id = await zoomOne(page, sel);
+	await searchAll(page, sel);
+	if (flag === 'stripped') {
+		const s = await page.$eval('table.syms', (t) => t.textContent);
+		if (!/STRIPPED, no debuginfo/.test(s)) die('the symbols table has no STRIPPED line');
+		const names = busy.functions.rows.map((x) => x.name).join('\n');
+		if (!/\[netmux\+0x[0-9a-f]+\]/.test(names)) die('no DSO+offset names in report.json');
+		const shown = await page.$eval(sel + ' table.fn', (t) => t.textContent);
+		if (!/\[netmux\+0x[0-9a-f]+\]/.test(shown)) die('the page shows no DSO+offset names');
+		const frames = await page.$eval(sel + ' svg.flame', (s) => Array.from(s.querySelectorAll('g.f')).map((g) => g.dataset.n).join('\n'));
+		if (!/\[netmux\+0x[0-9a-f]+\]/.test(frames)) die('the flame graph has no DSO+offset frames');
+	}
+	await page.click(sel + ' .tools button:nth-of-type(2)'); // clear the search for the screenshot
+	await screenshots(page, sel);
+	console.log(`html run: ${secs.length} phase sections; ${checked} numbers equal report.json's; ` +
+		`${busy.name}: sorted (${s1}, then ${s2}), #${id} zoomed, search '.' 100%${other ? ', view ' + other : ''}` +
+		(flag === 'stripped' ? '; STRIPPED line and DSO+offset names' : ''));
+}
+
+async function checkDiff(page) {
+	die('diff page checks: not yet');
+}
+
+main().catch((e) => die(e.stack || String(e)));

@@ -1,0 +1,71 @@
+#!/bin/sh
+# report.html in a real browser, as root on the default target: headless Chromium (driven by
+# puppeteer-core from npm into BUILD/npm, never committed) loads each page from file:// with the
+# network cut off and checks it as a person would use it (tests/e2e/check_html.js): no console
+# error, a section per phase, a click zooms a flame graph, a header click reorders a table, the
+# view switch, the numbers equal the JSON's.  Pages: a run, a stripped target's run (DSO+offset
+# names, the STRIPPED line), diff of two runs (red and blue frames).  Screenshots are kept in
+# BUILD/test-artifacts/.  Exit 77 = skipped (not root, no BTF).
+set -u
+out=${1:-build}
+muxbpf=$out/muxbpf
+here=$(cd "$(dirname "$0")" && pwd)
+art=$out/test-artifacts
+npm_dir=$out/npm
+tmp=$(mktemp -d /tmp/muxbpf-html.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "skip: needs root and BTF"
+	exit 77
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not installed (make deps)"; }
+need chromium; need node; need npm
+mkdir -p "$art"
+art=$(cd "$art" && pwd)
+export CHROMIUM=$(command -v chromium)
+
+# puppeteer-core drives the machine's chromium (it downloads no browser of its own)
+if [ ! -f "$npm_dir/node_modules/puppeteer-core/package.json" ]; then
+	mkdir -p "$npm_dir"
+	npm install --silent --no-audit --no-fund --prefix "$npm_dir" puppeteer-core@23 \
+		>"$tmp/npm.log" 2>&1 || { cat "$tmp/npm.log"; fail "npm install puppeteer-core"; }
+fi
+check() { node "$here/check_html.js" "$npm_dir" "$@"; }
+
+# offline by construction: no element or style that fetches anything
+static_check() { # $1 = page
+	grep -Eq '<link|<img|<iframe|@import|url\(|src=' "$1" && fail "$1 refers to an outside resource"
+	n=$(grep -o 'https\?://[^" ]*' "$1" | grep -v '^http://www.w3.org/2000/svg$' | head -3)
+	[ -z "$n" ] || fail "$1 names outside addresses: $n"
+}
+
+run() { # $1 = out dir, then muxbpf's arguments
+	d=$1
+	shift
+	"$muxbpf" "$@" --out "$d" >"$tmp/out" 2>"$tmp/err" ||
+		{ cat "$tmp/err"; fail "muxbpf $* exited $?"; }
+	[ -s "$d/report.html" ] || fail "$d/report.html missing"
+	static_check "$d/report.html"
+}
+
+# --- a run of every phase ------------------------------------------------------------------------
+d1=$tmp/one
+run "$d1" --phase all --scale 0.1 --idle-seconds 1 --freq 4999
+check run "$d1" "$art/report-html" || fail "the run's page"
+echo "  report.html: $(stat -c %s "$d1/report.html") bytes (scale 0.1, 4999 Hz)"
+
+# --- a stripped copy of the default target -------------------------------------------------------
+src=$out/tinymux/fp/mux2.12/src
+[ -x "$src/netmux" ] || { echo "skip: no default target (make netmux)"; exit 77; }
+mkdir -p "$tmp/bin"
+chmod 755 "$tmp" "$tmp/bin"
+strip --strip-all -o "$tmp/bin/netmux" "$src/netmux" || fail "strip"
+for f in libmux.so slave stubslave; do ln -s "$(realpath "$src/$f")" "$tmp/bin/$f"; done
+ds=$tmp/stripped
+run "$ds" --netmux "$tmp/bin/netmux" --phase softcode_list --scale 0.2 --freq 4999
+grep -q 'STRIPPED, no debuginfo' "$tmp/out" || fail "the stripped copy is not reported STRIPPED"
+check run "$ds" "$art/report-html-stripped" stripped || fail "the stripped target's page"
+
+echo "html: the pages load offline in Chromium and show the JSON's numbers"
