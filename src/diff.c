@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "diff.h"
 #include "flame.h"
 #include "log.h"
 #include "out.h"
 #include "out_folded.h"
+#include "out_html.h"
 #include "out_svg.h"
 
 #define SIGMAS 3.0 /* a share moved beyond sampling noise: |change| > 3 standard errors */
@@ -48,9 +50,10 @@ static const struct metric metrics[] = {
 	{ "wall_s", "wall s", "wall_s", 1, "%10.3f" },
 };
 
-/* One metric line; returns 1 when the change is beyond the noise. */
-static int diff_metric(FILE *f, const char *phase, const struct metric *m, const struct jv *po,
-		       const struct jv *pn, bool *first)
+/* One metric line (and its object in j, when not NULL); returns 1 when the change is beyond
+ * the noise. */
+static int diff_metric(FILE *f, struct jw *j, const char *phase, const struct metric *m,
+		       const struct jv *po, const struct jv *pn, bool *first)
 {
 	const struct jv *vo = jv_get(po, m->key), *vn = jv_get(pn, m->key);
 	double a, b, rel, noise;
@@ -85,6 +88,20 @@ static int diff_metric(FILE *f, const char *phase, const struct metric *m, const
 		fprintf(f, " %+7.1f%%", 100 * rel);
 	fprintf(f, " %s  %s\n", nbuf, verdict);
 	*first = false;
+	if (j) {
+		jw_obj(j);
+		jw_kstr(j, "key", m->key);
+		jw_kstr(j, "label", m->label);
+		/* old and new in the key's unit; times scale: the label's */
+		jw_knum(j, "scale", m->scale);
+		jw_knum(j, "old", a);
+		jw_knum(j, "new", b);
+		jw_knum(j, "change_pct", 100 * rel); /* null: from zero */
+		jw_knum(j, "noise_pct", 100 * noise); /* null: no spread in either input */
+		jw_kstr(j, "verdict", verdict);
+		jw_kbool(j, "beyond", beyond);
+		jw_obj_end(j);
+	}
 	return beyond;
 }
 
@@ -111,8 +128,10 @@ static double rows_self(const struct jv *rows, const char *name)
 	return 0;
 }
 
-/* The functions whose self share moved most; returns those beyond sampling noise. */
-static int diff_functions(FILE *f, const struct jv *po, const struct jv *pn, int top)
+/* The functions whose self share moved most (the top of them also as j's "functions"); returns
+ * those beyond sampling noise. */
+static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const struct jv *pn,
+			  int top)
 {
 	const struct jv *fo = jv_get(po, "functions"), *fn = jv_get(pn, "functions");
 	const struct jv *ro = jv_get(fo, "rows"), *rn = jv_get(fn, "rows");
@@ -121,11 +140,17 @@ static int diff_functions(FILE *f, const struct jv *po, const struct jv *pn, int
 	struct fn_delta *d;
 	int beyond = 0, shown = 0;
 
-	if (!no || !nn || !cap)
-		return 0;
-	d = calloc(cap, sizeof(*d));
+	if (j) {
+		jw_key(j, "functions");
+		jw_obj(j);
+		jw_knum(j, "old_samples", no);
+		jw_knum(j, "new_samples", nn);
+		jw_key(j, "rows");
+		jw_arr(j);
+	}
+	d = !no || !nn || !cap ? NULL : calloc(cap, sizeof(*d));
 	if (!d)
-		return 0;
+		goto out_json;
 	for (int side = 0; side < 2; side++) {
 		const struct jv *rows = side ? ro : rn;
 
@@ -164,14 +189,50 @@ static int diff_functions(FILE *f, const struct jv *po, const struct jv *pn, int
 		fprintf(f, "  %+7.2f pts  %6.2f%% -> %6.2f%%  (sigma %.2f)%s %s\n", d[i].delta,
 			d[i].old_pct, d[i].new_pct, d[i].sigma, b ? " *" : "  ", d[i].name);
 		shown++;
+		if (j) {
+			jw_obj(j);
+			jw_kstr(j, "name", d[i].name);
+			jw_knum(j, "old_pct", d[i].old_pct);
+			jw_knum(j, "new_pct", d[i].new_pct);
+			jw_knum(j, "delta_pts", d[i].delta);
+			jw_knum(j, "sigma_pts", d[i].sigma);
+			jw_kbool(j, "beyond", b);
+			jw_obj_end(j);
+		}
 	}
 	free(d);
+out_json:
+	if (j) {
+		jw_arr_end(j);
+		jw_obj_end(j);
+	}
 	return beyond;
+}
+
+static void json_side(struct jw *j, const char *key, const struct jv *r)
+{
+	jw_key(j, key);
+	jw_obj(j);
+	jw_kstr(j, "target", jv_str(jv_get(r, "target"), NULL));
+	jw_kstr(j, "netmux_version", jv_str(jv_get(r, "netmux_version"), NULL));
+	jw_knum(j, "runs", jv_num(jv_get(r, "runs"), 1));
+	jw_knum(j, "freq_hz", jv_num(jv_get(r, "freq_hz"), 0));
+	jw_knum(j, "scale", jv_num(jv_get(r, "scale"), 0));
+	jw_obj_end(j);
+}
+
+static void json_only(struct jw *j, const char *name, const char *side)
+{
+	jw_obj(j);
+	jw_kstr(j, "name", name);
+	jw_kstr(j, "only_in", side);
+	jw_obj_end(j);
 }
 
 int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const struct diff_opts *o)
 {
 	const struct jv *phases = jv_get(new, "phases");
+	struct jw *j = o->json;
 	int beyond = 0;
 
 	for (int side = 0; side < 2; side++) {
@@ -197,6 +258,16 @@ int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const stru
 		   "(needs --runs >= 2)\n\n");
 	fprintf(f, "%-15s %-10s %10s %10s %8s %8s  %s\n", "phase", "metric", "old", "new", "change",
 		"noise", "verdict");
+	if (j) {
+		jw_obj(j);
+		jw_kstr(j, "tool", "muxbpf");
+		jw_kstr(j, "kind", "diff");
+		jw_knum(j, "sigmas", SIGMAS);
+		json_side(j, "old", old);
+		json_side(j, "new", new);
+		jw_key(j, "phases");
+		jw_arr(j);
+	}
 	for (size_t i = 0; phases && phases->type == JV_ARR && i < phases->n; i++) {
 		const struct jv *pn = &phases->v[i];
 		const char *name = jv_str(jv_get(pn, "name"), "?");
@@ -205,22 +276,42 @@ int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const stru
 
 		if (!po) {
 			fprintf(f, "%-15s only in the new report\n", name);
+			if (j)
+				json_only(j, name, "new");
 			continue;
 		}
+		if (j) {
+			jw_obj(j);
+			jw_kstr(j, "name", name);
+			jw_key(j, "metrics");
+			jw_arr(j);
+		}
 		for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++)
-			beyond += diff_metric(f, name, &metrics[m], po, pn, &first);
-		beyond += diff_functions(f, po, pn, o->top);
+			beyond += diff_metric(f, j, name, &metrics[m], po, pn, &first);
+		if (j)
+			jw_arr_end(j);
+		beyond += diff_functions(f, j, po, pn, o->top);
+		if (j)
+			jw_obj_end(j);
 	}
 	for (size_t i = 0; (phases = jv_get(old, "phases")) && i < phases->n; i++) {
 		const char *name = jv_str(jv_get(&phases->v[i], "name"), "?");
 
-		if (!phase_by_name(new, name))
+		if (!phase_by_name(new, name)) {
 			fprintf(f, "%-15s only in the old report\n", name);
+			if (j)
+				json_only(j, name, "old");
+		}
 	}
 	if (beyond)
 		fprintf(f, "\n%d change%s beyond noise\n", beyond, beyond == 1 ? "" : "s");
 	else
 		fprintf(f, "\nno change beyond noise\n");
+	if (j) {
+		jw_arr_end(j);
+		jw_ku64(j, "beyond", beyond);
+		jw_obj_end(j);
+	}
 	return beyond;
 }
 
@@ -242,9 +333,10 @@ static void input_paths(const char *arg, char *json, char *dir, size_t size)
 		snprintf(dir, size, ".");
 }
 
-/* PHASE.diff.svg for every phase with folded stacks on both sides. */
+/* PHASE.diff.svg for every phase with folded stacks on both sides, each also inline in the
+ * page when page is not NULL.  The number written, or -errno. */
 static int diff_flames(const struct jv *new, const char *dir_old, const char *dir_new,
-		       const char *out_dir)
+		       const char *out_dir, FILE *page)
 {
 	const struct jv *phases = jv_get(new, "phases");
 	int written = 0;
@@ -299,6 +391,16 @@ static int diff_flames(const struct jv *new, const char *dir_old, const char *di
 		rc = svg_write(f, &t, &so);
 		if (fclose(f) && !rc)
 			rc = -EIO;
+		if (!rc && page) {
+			char prefix[128];
+
+			snprintf(prefix, sizeof(prefix), "%s-", name);
+			so.embed = true;
+			so.id_prefix = prefix;
+			html_flame_begin(page, name);
+			rc = svg_write(page, &t, &so);
+			html_flame_end(page);
+		}
 		flame_free(&t);
 		if (rc) {
 			pr_err("failed to write %s: %s", out, strerror(-rc));
@@ -309,12 +411,76 @@ static int diff_flames(const struct jv *new, const char *dir_old, const char *di
 	return written;
 }
 
+static int write_all(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		pr_err("failed to write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int w_buf(FILE *f, const void *buf, const void *len, const void *unused)
+{
+	(void)unused;
+	return fwrite(buf, 1, *(const size_t *)len, f) == *(const size_t *)len ? 0 : -EIO;
+}
+
+/* --out: diff.txt, diff.json, the differential flame graphs and report.html (the page of
+ * diff.json with the graphs inline).  The number of graphs, or -errno. */
+static int diff_write(const struct diff_opts *o, const struct jv *new, const char *dold,
+		      const char *dnew, const char *text, size_t len, const char *json,
+		      size_t jlen)
+{
+	static const char *const files[] = { "diff.txt", "diff.json" };
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	FILE *page;
+	int n, err;
+
+	if (out_mkdir_p(o->out_dir)) {
+		pr_err("failed to create %s: %s", o->out_dir, strerror(errno));
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/diff.txt", o->out_dir);
+	if (write_all(path, text, len))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/diff.json", o->out_dir);
+	if (write_all(path, json, jlen))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/report.html", o->out_dir);
+	snprintf(tmp, sizeof(tmp), "%s/.report.html.tmp", o->out_dir);
+	page = fopen(tmp, "w");
+	if (!page) {
+		err = -errno;
+		pr_err("failed to create %s: %s", tmp, strerror(-err));
+		return err;
+	}
+	html_begin(page, "muxbpf diff");
+	err = html_data(page, "diff", files, 2, w_buf, json, &jlen, NULL);
+	html_flames_begin(page);
+	n = err ? err : diff_flames(new, dold, dnew, o->out_dir, page);
+	err = n < 0 ? n : html_end(page);
+	if (fclose(page) && !err)
+		err = -EIO;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		if (n >= 0)
+			pr_err("failed to write %s: %s", path, strerror(-err));
+		return err;
+	}
+	return n;
+}
+
 static const char diff_usage[] =
 	"usage: muxbpf diff OLD NEW [--out DIR] [--top N] [-q]\n"
 	"Compare two runs: OLD and NEW are report.json files or the --out directories holding\n"
 	"them.  Exit status 0: no change beyond noise, 1: changes, 2: error.\n"
-	"  --out DIR   write diff.txt and PHASE.diff.svg (differential flame graphs from the\n"
-	"              PHASE.folded files next to the reports)\n"
+	"  --out DIR   write diff.txt, diff.json, PHASE.diff.svg (differential flame graphs\n"
+	"              from the PHASE.folded files next to the reports) and report.html\n"
 	"  --top N     functions listed per phase (default 10)\n"
 	"  -q, --quiet no summary of the files written\n";
 
@@ -328,9 +494,10 @@ int diff_main(int argc, char **argv)
 	struct diff_opts o = { .top = 10 };
 	char jo[PATH_MAX], jn[PATH_MAX], dold[PATH_MAX], dnew[PATH_MAX], err[512];
 	struct jv *old = NULL, *new = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem;
+	char *text = NULL, *json = NULL;
+	size_t len = 0, jlen = 0;
+	FILE *mem, *jmem;
+	struct jw jw;
 	int c, rc;
 
 	optind = 1;
@@ -379,44 +546,42 @@ int diff_main(int argc, char **argv)
 		return 2;
 	}
 	mem = open_memstream(&text, &len);
-	if (!mem) {
+	jmem = o.out_dir ? open_memstream(&json, &jlen) : NULL;
+	if (!mem || (o.out_dir && !jmem)) {
+		if (mem)
+			fclose(mem);
+		free(text);
 		jv_free(old);
 		jv_free(new);
 		return 2;
 	}
+	if (jmem) {
+		jw_init(&jw, jmem, true);
+		o.json = &jw;
+	}
 	rc = diff_reports(mem, old, new, &o);
 	fclose(mem);
+	if (jmem) {
+		fputc('\n', jmem);
+		fclose(jmem);
+	}
 	if (rc >= 0)
 		fwrite(text, 1, len, stdout);
 	if (rc >= 0 && o.out_dir) {
-		char path[PATH_MAX + 16];
-		FILE *f;
-		int n;
+		int n = diff_write(&o, new, dold, dnew, text, len, json, jlen);
 
-		if (out_mkdir_p(o.out_dir)) {
-			pr_err("failed to create %s: %s", o.out_dir, strerror(errno));
-			rc = -EIO;
-			goto out_free;
-		}
-		snprintf(path, sizeof(path), "%s/diff.txt", o.out_dir);
-		f = fopen(path, "w");
-		if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-			pr_err("failed to write %s: %s", path, strerror(errno));
-			rc = -EIO;
-			goto out_free;
-		}
-		n = diff_flames(new, dold, dnew, o.out_dir);
 		if (n < 0) {
 			rc = n;
 			goto out_free;
 		}
 		if (!o.quiet)
 			fprintf(stderr,
-				"muxbpf: diff.txt and %d differential flame graph%s in %s\n", n,
-				n == 1 ? "" : "s", o.out_dir);
+				"muxbpf: diff.txt, diff.json, %d differential flame graph%s and "
+				"the page %s/report.html\n", n, n == 1 ? "" : "s", o.out_dir);
 	}
 out_free:
 	free(text);
+	free(json);
 	jv_free(old);
 	jv_free(new);
 	return rc < 0 ? 2 : rc > 0 ? 1 : 0;

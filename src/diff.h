@@ -4,7 +4,7 @@
  * phase the change in server CPU, usr, sys and cmd/s, judged against the run-to-run spread the
  * inputs carry (--runs), and the functions whose share of samples moved most, judged against
  * sampling noise.  With --out, a differential flame graph per phase from the PHASE.folded files
- * next to the reports.
+ * next to the reports, diff.json (the same comparison) and report.html (its page).
  */
 #ifndef MUXBPF_DIFF_H
 #define MUXBPF_DIFF_H
@@ -16,6 +16,7 @@ struct diff_opts {
 	int top;             /* functions per phase (default 10) */
 	const char *out_dir; /* NULL: no files */
 	bool quiet;
+	struct jw *json;     /* not NULL: the comparison as JSON too (diff.json, report.html) */
 };
 
 /* The comparison of two parsed reports as text; returns the number of changes beyond noise,

@@ -388,7 +388,88 @@
       ' \u00b7 this page is self-contained: it works offline and can be sent as one file' }));
   }
 
-  var pages = { run: runPage };
+  /* ---- the diff page (muxbpf diff --out: diff.json) ------------------------------------------ */
+  function verdictCls(m) {
+    return m.beyond ? (m.change_pct > 0 ? 'up' : 'down') : 'same';
+  }
+  function side(x) {
+    return (x.netmux_version || base(x.target) || '?') + ' \u00b7 ' + x.runs + (x.runs === 1 ? ' run' : ' runs') +
+      ' \u00b7 scale ' + x.scale + ' \u00b7 ' + x.freq_hz + ' Hz';
+  }
+  function metricTable(ph) {
+    return table([
+      { label: 'metric', get: function (m) { return m.label; } },
+      { label: 'old', num: true, get: function (m) { return m.old * m.scale; }, fmt: function (v, m) { return num(v, m.label === 'cmd/s' ? 0 : m.label === 'wall s' ? 3 : 2); } },
+      { label: 'new', num: true, get: function (m) { return m.new * m.scale; }, fmt: function (v, m) { return num(v, m.label === 'cmd/s' ? 0 : m.label === 'wall s' ? 3 : 2); } },
+      { label: 'change %', num: true, get: function (m) { return m.change_pct; },
+        fmt: function (v) { return v === null ? 'new' : (v > 0 ? '+' : '') + num(v, 1); },
+        cls: function (m) { return m.beyond ? verdictCls(m) : ''; } },
+      { label: 'noise %', num: true, get: function (m) { return m.noise_pct; }, fmt: function (v) { return v === null ? '?' : num(v, 1); },
+        title: 'the larger run-to-run spread of the two inputs (--runs)' },
+      { label: 'verdict', get: function (m) { return m.verdict; } }
+    ], ph.metrics, { cls: 'metrics' });
+  }
+  function deltaTable(fn) {
+    return table([
+      { label: 'delta pts', num: true, get: function (x) { return x.delta_pts; }, fmt: function (v) { return (v > 0 ? '+' : '') + num(v, 2); },
+        cls: function (x) { return x.delta_pts > 0 ? 'up' : 'down'; } },
+      { label: 'old %', num: true, get: function (x) { return x.old_pct; }, fmt: function (v) { return num(v, 2); } },
+      { label: 'new %', num: true, get: function (x) { return x.new_pct; }, fmt: function (v) { return num(v, 2); } },
+      { label: 'sigma', num: true, get: function (x) { return x.sigma_pts; }, fmt: function (v) { return num(v, 2); } },
+      { label: 'beyond', get: function (x) { return x.beyond ? '*' : ''; }, title: 'beyond 3 sigma of sampling noise' },
+      { label: 'function', get: function (x) { return x.name; } }
+    ], fn.rows, { cls: 'fn deltas' });
+  }
+  function diffPage() {
+    var d = D.data, names = d.phases.filter(function (p) { return !p.only_in; }).map(function (p) { return p.name; });
+    document.title = 'muxbpf diff: ' + (d.old.netmux_version || '?') + ' \u2192 ' + (d.new.netmux_version || '?');
+    app.appendChild(el('header', { cls: 'top', id: 'top' }, [
+      el('h1', {}, ['muxbpf diff ', el('span', { cls: 'kind', text: '\u2014 old \u2192 new' })]),
+      meta([['old', side(d.old)], ['new', side(d.new)], ['old target', d.old.target], ['new target', d.new.target],
+        ['noise', 'metrics: the larger run-to-run spread (max \u2212 min) / median of the two inputs (needs --runs \u2265 2); ' +
+          'functions: ' + d.sigmas + ' standard errors of sampling noise']])]));
+    app.appendChild(toc(names));
+    var m = el('main');
+    app.appendChild(m);
+    /* verdicts first */
+    var moved = [];
+    d.phases.forEach(function (p) {
+      (p.metrics || []).forEach(function (x) { if (x.beyond) moved.push([p.name, x.label, x]); });
+    });
+    var fnMoved = d.phases.reduce(function (a, p) {
+      return a + (p.functions ? p.functions.rows.filter(function (x) { return x.beyond; }).length : 0);
+    }, 0);
+    var head = d.beyond ? d.beyond + (d.beyond === 1 ? ' change' : ' changes') + ' beyond noise' : 'no change beyond noise';
+    var vk = [el('p', { cls: 'verdict-line' }, [el('span', { cls: 'verdict ' + (d.beyond ? 'up' : 'same'), text: head })])];
+    if (moved.length) vk.push(el('ul', {}, moved.map(function (x) {
+      return el('li', {}, [el('a', { href: '#p-' + x[0], text: x[0] }), ' ' + x[1] + ': ' + x[2].verdict + ' (' +
+        (x[2].change_pct > 0 ? '+' : '') + num(x[2].change_pct, 1) + '%, noise ' + num(x[2].noise_pct, 1) + '%)']);
+    })));
+    if (fnMoved) vk.push(el('p', { cls: 'small', text: fnMoved + ' function share' + (fnMoved === 1 ? '' : 's') +
+      ' moved beyond sampling noise (marked * in the phases below)' }));
+    var only = d.phases.filter(function (p) { return p.only_in; });
+    if (only.length) vk.push(el('p', { cls: 'small', text: only.map(function (p) { return p.name + ' only in the ' + p.only_in + ' report'; }).join('; ') }));
+    m.appendChild(card('Verdict', null, vk, 'verdicts'));
+    m.appendChild(files(D.files));
+    d.phases.forEach(function (p, i) {
+      if (p.only_in) return;
+      var sec = el('section', { cls: 'phase', id: 'p-' + p.name, 'data-phase': p.name });
+      var up = p.metrics.filter(function (x) { return x.beyond; });
+      var has = document.querySelector('#mb-flames [data-flame="' + p.name + '"]');
+      sec.appendChild(el('div', { cls: 'phase-head' }, [el('h2', { text: p.name })].concat(up.map(function (x) {
+        return el('span', { cls: 'verdict ' + verdictCls(x), text: x.label + ' ' + (x.change_pct > 0 ? '+' : '') + num(x.change_pct, 1) + '%' });
+      })).concat([phaseLinks(names, names.indexOf(p.name), has ? [p.name + '.diff.svg'] : [])])));
+      var fn = p.functions;
+      sec.appendChild(el('div', { cls: 'grid2 row2' }, [
+        card('Metrics', 'old \u2192 new', [metricTable(p)]),
+        card('Functions whose share moved most', fn ? 'self share, ' + fn.old_samples + ' \u2192 ' + fn.new_samples + ' samples' : null,
+          [fn && fn.rows.length ? scroll(deltaTable(fn)) : el('p', { cls: 'small', text: 'no samples on one side' })])]));
+      sec.appendChild(card('Differential flame graph', 'widths: new; red grew, blue shrank (share of samples)', [flame(p.name)]));
+      m.appendChild(sec);
+    });
+  }
+
+  var pages = { run: runPage, diff: diffPage };
   (pages[D.kind] || runPage)();
   var left = document.getElementById('mb-flames');
   if (left) left.parentNode.removeChild(left);

@@ -12,7 +12,8 @@ const path = require('path');
 const os = require('os');
 const [npmDir, kind, dir, shot, flag] = process.argv.slice(2);
 const puppeteer = require(path.join(path.resolve(npmDir), 'node_modules', 'puppeteer-core'));
-const die = (msg) => { console.error('FAIL: ' + msg); process.exit(1); };
+class Fail extends Error {}
+const die = (msg) => { throw new Fail(msg); }; // main() closes the browser, then exits 1
 const readJson = (f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
 
 // A number as the page shows it ("1.23", "-", "12") equals v to the digits shown.
@@ -61,6 +62,8 @@ async function main() {
 }
 
 async function screenshots(page, section) {
+	// as a reader first sees it: the search cleared, the graph unzoomed
+	for (const b of await page.$$(section + ' .tools button:nth-of-type(n+2)')) await b.click();
 	await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
 	await page.screenshot({ path: shot + '-top.png' });
 	const sec = await page.$(section);
@@ -194,15 +197,70 @@ async function checkRun(page) {
 		const frames = await page.$eval(sel + ' svg.flame', (s) => Array.from(s.querySelectorAll('g.f')).map((g) => g.dataset.n).join('\n'));
 		if (!/\[netmux\+0x[0-9a-f]+\]/.test(frames)) die('the flame graph has no DSO+offset frames');
 	}
-	await page.click(sel + ' .tools button:nth-of-type(2)'); // clear the search for the screenshot
 	await screenshots(page, sel);
 	console.log(`html run: ${secs.length} phase sections; ${checked} numbers equal report.json's; ` +
 		`${busy.name}: sorted (${s1}, then ${s2}), #${id} zoomed, search '.' 100%${other ? ', view ' + other : ''}` +
 		(flag === 'stripped' ? '; STRIPPED line and DSO+offset names' : ''));
 }
 
-async function checkDiff(page) {
-	die('diff page checks: not yet');
+// Red (grew) and blue (shrank) frames of the differential graph in sel.
+async function redBlue(page, sel) {
+	const fills = await page.$eval(sel + ' svg.flame', (s) => Array.from(s.querySelectorAll('g.f rect')).map((r) => r.getAttribute('fill')));
+	const red = fills.filter((f) => /^rgb\(255,(\d+),\1\)$/.test(f) && Number(f.split(',')[1]) < 250).length;
+	const blue = fills.filter((f) => /^rgb\((\d+),\1,255\)$/.test(f) && Number(f.slice(4).split(',')[0]) < 250).length;
+	return { red, blue };
 }
 
-main().catch((e) => die(e.stack || String(e)));
+async function checkDiff(page) {
+	const d = readJson('diff.json');
+	const verdict = await page.$eval('.verdicts', (e) => e.textContent);
+	const want = d.beyond ? `${d.beyond} change${d.beyond === 1 ? '' : 's'} beyond noise` : 'no change beyond noise';
+	if (!verdict.includes(want)) die(`the verdict card says '${verdict}', diff.json ${want}`);
+	const first = await page.$eval('main', (m) => m.firstElementChild.classList.contains('verdicts'));
+	if (!first) die('the verdicts are not first');
+	const phases = d.phases.filter((p) => !p.only_in);
+	const secs = await page.$$eval('section.phase', (s) => s.map((e) => e.dataset.phase));
+	if (secs.join() !== phases.map((p) => p.name).join()) die(`sections ${secs} != diff.json's phases`);
+	let checked = 0, graphs = 0, red = 0, blue = 0, zoomed = null, sorted = null;
+	for (const p of phases) {
+		const sel = `section[data-phase="${p.name}"]`;
+		const rows = await tableRows(page, sel + ' table.metrics');
+		if (rows.length !== p.metrics.length) die(`${p.name}: ${rows.length} metric rows, diff.json ${p.metrics.length}`);
+		rows.forEach((c, i) => {
+			const m = p.metrics[i];
+			if (c[0].text !== m.label || !same(c[1].text, m.old * m.scale) || !same(c[2].text, m.new * m.scale) ||
+			    (m.change_pct !== null && !same(c[3].text, m.change_pct)) || c[5].text !== m.verdict)
+				die(`${p.name} ${m.label}: page ${c.map((x) => x.text).join(' | ')}, diff.json ${JSON.stringify(m)}`);
+			checked += 4;
+		});
+		if (p.functions && p.functions.rows.length) {
+			const fr = await tableRows(page, sel + ' table.deltas');
+			fr.forEach((c, i) => {
+				const x = p.functions.rows[i];
+				if (c[5].text !== x.name || !same(c[0].text, x.delta_pts) || !same(c[1].text, x.old_pct) || !same(c[2].text, x.new_pct))
+					die(`${p.name} delta row ${i}: page ${c.map((y) => y.text).join(' | ')}, diff.json ${JSON.stringify(x)}`);
+				checked += 4;
+			});
+			if (!sorted && fr.length > 2) {
+				sorted = p.name + ': ' + await sortChanges(page, sel + ' table.deltas', 'function');
+				sorted += ', then ' + await sortChanges(page, sel + ' table.deltas', 'delta pts');
+			}
+		}
+		if (await page.$(sel + ' svg.flame')) {
+			graphs++;
+			const rb = await redBlue(page, sel);
+			red += rb.red;
+			blue += rb.blue;
+			if (!zoomed && rb.red && rb.blue) { zoomed = p.name; await zoomOne(page, sel); await searchAll(page, sel); }
+		}
+	}
+	if (!graphs) die('no differential flame graph on the page');
+	if (!red || !blue) die(`the differential graphs have ${red} red and ${blue} blue frames`);
+	if (!zoomed) die('no graph with both red and blue frames to zoom');
+	if (!sorted) die('no function delta table to sort');
+	await screenshots(page, `section[data-phase="${zoomed}"]`);
+	console.log(`html diff: verdict first ('${want}'), ${secs.length} phase sections, ${checked} numbers equal diff.json's, ` +
+		`${graphs} differential graphs (${red} red, ${blue} blue frames), ${zoomed} zoomed, sorted ${sorted}`);
+}
+
+main().catch((e) => { console.error('FAIL: ' + (e instanceof Fail ? e.message : e.stack || String(e))); process.exit(1); });

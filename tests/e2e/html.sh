@@ -68,4 +68,16 @@ run "$ds" --netmux "$tmp/bin/netmux" --phase softcode_list --scale 0.2 --freq 49
 grep -q 'STRIPPED, no debuginfo' "$tmp/out" || fail "the stripped copy is not reported STRIPPED"
 check run "$ds" "$art/report-html-stripped" stripped || fail "the stripped target's page"
 
+# --- diff of two runs: verdicts first, red and blue frames ---------------------------------------
+d2=$tmp/two
+run "$d2" --phase attrwrite,softcode_list,dispatch --scale 0.1 --freq 4999 --runs 2 -q
+d3=$tmp/three
+run "$d3" --phase attrwrite,softcode_list,dispatch --scale 0.2 --freq 4999 --runs 2 -q
+"$muxbpf" diff "$d2" "$d3" --out "$tmp/diff" -q >"$tmp/diff.out"
+rc=$?
+[ $rc -le 1 ] || fail "muxbpf diff exited $rc"
+[ -s "$tmp/diff/report.html" ] && [ -s "$tmp/diff/diff.json" ] || fail "diff --out wrote no page"
+static_check "$tmp/diff/report.html"
+check diff "$tmp/diff" "$art/report-html-diff" || fail "the diff page"
+
 echo "html: the pages load offline in Chromium and show the JSON's numbers"
