@@ -2,7 +2,8 @@
 /*
  * The sampler and runtime accounting against a target whose time split is known
  * (tests/targets/synth.c): phase 1 spends 70% of its user CPU in hot_a and 30% in hot_b,
- * phase 2 only in hot_c.  The test switches phases while the target sleeps between commands,
+ * phase 2 only in hot_c.  Phase 1 runs the target's jittered blocks ('j'): the shares are then
+ * binomial whatever the sampler's period, and the bound follows from the sample count.  The test switches phases while the target sleeps between commands,
  * exactly as the loader does around netmux's phases, and compares with the kernel's counters.
  */
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <math.h>
 #include "attach.h"
 #include "collect.h"
 #include "maps.h"
@@ -70,6 +72,12 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * part / total : 0;
 }
 
+/* Four binomial standard errors, in points, of a share p (%) estimated from n samples. */
+static double bound4(double p, uint64_t n)
+{
+	return n ? 4 * sqrt(p * (100 - p) / n) : 100;
+}
+
 /* BPF runtime delta against /proc schedstat delta, both read while the target sleeps. */
 static void check_oncpu(const char *what, pid_t pid, const struct reading *a,
 			const struct reading *b)
@@ -98,13 +106,13 @@ static void test_phases_split_and_oncpu(void **state)
 
 	(void)state;
 	skip_unless_bpf();
-	target_spawn(&t, "synth", "1000");
+	target_spawn(&t, "synth", "2000");
 	opts.pid = t.pid;
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	target_release(&t);
 
-	run_phase(p, &t, PHASE_ONE, 'a', &r[0], &r[1], ack, sizeof(ack));
+	run_phase(p, &t, PHASE_ONE, 'j', &r[0], &r[1], ack, sizeof(ack));
 	run_phase(p, &t, PHASE_TWO, 'c', &r[2], &r[3], ack, sizeof(ack));
 	assert_int_equal(maps__read(t.pid, &maps), 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
@@ -121,13 +129,19 @@ static void test_phases_split_and_oncpu(void **state)
 		      pct(one.c, one.total));
 	print_message("phase 2: %lu samples, hot_c %.1f%%, hot_a+hot_b %.2f%%\n", two.total,
 		      pct(two.c, two.total), pct(two.a + two.b, two.total));
-	/* ~1 s of CPU at 997 Hz: about 1000 samples; the ±5 point bound is ~3 sigma. */
-	assert_true(one.total > 500);
-	assert_true(two.total > 250);
-	if (pct(one.a, one.total) < 65 || pct(one.a, one.total) > 75)
-		fail_msg("hot_a has %.1f%% of phase 1, expected 70 +- 5", pct(one.a, one.total));
-	if (pct(one.b, one.total) < 25 || pct(one.b, one.total) > 35)
-		fail_msg("hot_b has %.1f%% of phase 1, expected 30 +- 5", pct(one.b, one.total));
+	/*
+	 * ~2 s of CPU at 997 Hz: about 2000 samples, ±4.2 points at four standard errors.  The
+	 * jittered blocks make the samples independent of which function runs, so the binomial
+	 * error is the whole error.
+	 */
+	assert_true(one.total > 1000);
+	assert_true(two.total > 500);
+	if (fabs(pct(one.a, one.total) - 70) > bound4(70, one.total))
+		fail_msg("hot_a has %.1f%% of phase 1's %lu samples, expected 70 +- %.1f",
+			 pct(one.a, one.total), one.total, bound4(70, one.total));
+	if (fabs(pct(one.b, one.total) - 30) > bound4(30, one.total))
+		fail_msg("hot_b has %.1f%% of phase 1's %lu samples, expected 30 +- %.1f",
+			 pct(one.b, one.total), one.total, bound4(30, one.total));
 	if (pct(two.a + two.b, two.total) >= 1)
 		fail_msg("phase 1 functions leak into phase 2: %.2f%%", pct(two.a + two.b, two.total));
 	if (pct(two.c, two.total) < 95)
