@@ -131,28 +131,46 @@ static void test_oncpu_and_closure(void **state)
 	}
 }
 
-/* The write loop: kernel share above 50%, led by write, with the exact call count. */
+/*
+ * The write loop, against the target's own thread CPU clock around each call: the ledger's CPU
+ * inside write() lies between what a write window costs beyond a getppid window (the body of
+ * write; the two share the clock reads, the entry and exit paths and this profiler's handlers)
+ * and the whole call as the target saw it.  Both bounds are this run's measurements: what a
+ * syscall costs differs from machine to machine (the kernel share was 44.7% on one, 63% on
+ * another), so no fixed share is a truth.
+ */
 static void test_write_loop(void **state)
 {
 	const struct phase_ledger *l = &R.led[PH_WRITE];
-	const struct ledger_sys_row *w;
+	const struct ledger_sys_row *w, *g, *c;
+	unsigned long long win = 0, null = 0;
+	double body, whole, ledger;
 	long writes = -1;
 
 	(void)state;
 	skip_unless_bpf();
-	assert_int_equal(sscanf(R.ack[PH_WRITE], "k %ld", &writes), 1);
+	assert_int_equal(sscanf(R.ack[PH_WRITE], "k %ld %llu %llu", &writes, &win, &null), 3);
 	w = find_sys(l, "write");
+	g = find_sys(l, "getppid");
+	c = find_sys(l, "clock_gettime");
 	assert_non_null(w);
+	assert_non_null(g);
+	assert_non_null(c);
+	body = ((double)win - (double)null) / writes;
+	whole = (double)win / writes;
+	ledger = (double)w->cpu_ns / w->count;
 	print_message("write loop: %ld writes by the target; ledger %" PRIu64 " write calls, "
-		      "kernel share %.1f%%, write %.1f%% of kernel time\n",
-		      writes, w->count, 100.0 * l->sys_cpu_ns / l->oncpu_ns,
-		      100.0 * w->cpu_ns / l->sys_cpu_ns);
+		      "%.1f ns CPU each; the target's windows: %.1f ns per write, %.1f ns per getppid "
+		      "(write's body %.1f ns); ledger getppid %.1f ns; kernel share %.1f%%\n",
+		      writes, w->count, ledger, whole, (double)null / writes, body, (double)g->cpu_ns / g->count,
+		      100.0 * l->sys_cpu_ns / l->oncpu_ns);
 	/* + 1: the target's acknowledgement line is one more write(). */
 	assert_int_equal(w->count, writes + 1);
-	assert_int_equal(l->sys[0].nr, w->nr);
-	if (l->sys_cpu_ns * 2 <= l->oncpu_ns)
-		fail_msg("write loop kernel share %.1f%%, expected above 50%%",
-			 100.0 * l->sys_cpu_ns / l->oncpu_ns);
+	assert_int_equal(g->count, writes);
+	assert_int_equal(c->count, 4 * writes);
+	if (ledger < body || ledger > whole)
+		fail_msg("the ledger books %.1f ns of CPU per write; the target measured %.1f ns for "
+			 "its body and %.1f ns for the whole call", ledger, body, whole);
 	/* A syscall that never left the CPU: its CPU time is its wall time. */
 	assert_true(w->cpu_ns <= w->wall_ns);
 	assert_true(w->cpu_ns * 100 >= w->wall_ns * 95);

@@ -4,7 +4,11 @@
  * the work, and answers one line on stdout with what it did, so the test can compare the ledger
  * with the target's own counts:
  *   'u'  burn ~300 ms of user CPU in burn()                       -> "k 0"
- *   'w'  write() 1 byte to /dev/null 100000 times                  -> "k <writes>"
+ *   'w'  100000 times: write() 1 byte to /dev/null, then getppid(), each between two reads of
+ *        the thread CPU clock                     -> "k <writes> <write ns> <getppid ns>",
+ *        ns = thread CPU time between the clock reads around each call, summed: the write
+ *        windows hold whole write calls; write ns - getppid ns is the body of write alone
+ *        (the two windows share the wrapper, the entry and exit paths and the clock reads)
  *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work -> "k <wakeups> <ns>",
  *        ns = thread CPU time from each wakeup to the next sleep, summed
  *   'p'  a second thread blocks in read() on a pipe; the main thread writes to it after 200 ms
@@ -39,15 +43,23 @@ __attribute__((noipa)) void burn(unsigned long iters)
 	sink = x;
 }
 
-static long write_loop(void)
+static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns)
 {
 	int fd = open("/dev/null", O_WRONLY);
+	unsigned long long t0;
 	long n = 0;
 
 	if (fd < 0)
 		return -1;
-	for (int i = 0; i < 100000; i++)
+	*write_ns = *null_ns = 0;
+	for (int i = 0; i < 100000; i++) {
+		t0 = thread_ns();
 		n += write(fd, "x", 1) == 1;
+		*write_ns += thread_ns() - t0;
+		t0 = thread_ns();
+		getppid();
+		*null_ns += thread_ns() - t0;
+	}
 	close(fd);
 	return n;
 }
@@ -104,19 +116,19 @@ static int pipe_block(unsigned long long *thread_cpu)
 
 int main(void)
 {
-	unsigned long long work = 0;
+	unsigned long long work = 0, null = 0;
 	char c, line[64];
 	long r = 0;
 
 	while (read(0, &c, 1) == 1) {
-		work = 0;
+		work = null = 0;
 		switch (c) {
 		case 'u':
 			burn(300ul * 1000 * 1000);  /* ~300 ms */
 			r = 0;
 			break;
 		case 'w':
-			r = write_loop();
+			r = write_loop(&work, &null);
 			break;
 		case 's':
 			r = sleeper(&work);
@@ -129,7 +141,10 @@ int main(void)
 		default:
 			continue;
 		}
-		snprintf(line, sizeof(line), "k %ld %llu\n", r, work);
+		if (c == 'w')
+			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, null);
+		else
+			snprintf(line, sizeof(line), "k %ld %llu\n", r, work);
 		if (write(1, line, strlen(line)) != (ssize_t)strlen(line))
 			return 1;
 	}
