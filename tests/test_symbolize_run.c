@@ -362,7 +362,7 @@ static void test_real_run(void **state)
 	t_fold = now_s() - t0 - t_res;
 	print_message("symbolized %zu samples in %.1f ms, folded every phase in every view in "
 		      "%.1f ms\n", run.profile.n, t_res * 1e3, t_fold * 1e3);
-	assert_true(t_res + t_fold < 1.0);
+	/* how long it takes is bench/posttime.sh's to measure: no test asserts a wall time */
 
 	naddr = collect_addrs(&res, &addrs);
 	for (size_t i = 0; i < naddr; i++) {

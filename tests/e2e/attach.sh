@@ -203,7 +203,11 @@ awk '$1 == "t+1s" { d = $2 - 1; if (d < 0) d = -d; exit !(d < 0.05) }' "$work/in
 	fail "t+1s is not one second long"
 "$muxbpf" attach --name threads >"$work/sigint.out" 2>"$work/sigint.err" &
 mux=$!
-sleep 1.5
+# SIGINT once the sampler is attached (its perf event open), not after a fixed time: loading
+# and the unwind tables take longer on a loaded machine
+sampler_open() { ls -l "/proc/$mux/fd" 2>/dev/null | grep -q 'perf_event'; }
+wait_until 30 sampler_open || fail "attach --name opened no sampler in 30 s"
+sleep 1
 kill -INT $mux
 wait $mux || fail "attach ended by SIGINT exited $? (expected 0 with the report)"
 grep -q 'ended by SIGINT' "$work/sigint.out" || fail "SIGINT is not the stop reason"
