@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The statistics module on numbers with known answers (no root): Student t quantiles, the
+ * Wilson interval against published values, the between-round ratio interval against a hand
+ * computation, and coverage: intervals from simulated binomial rounds hold the truth ~95% of
+ * the time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include "stats.h"
+
+#define NEAR(a, b, eps)                                                                            \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (fabs(a_ - b_) > (eps))                                                         \
+			fail_msg("%s = %.6f, expected %.6f +- %g", #a, a_, b_, (double)(eps));     \
+	} while (0)
+
+static void test_t975(void **state)
+{
+	(void)state;
+	NEAR(stats_t975(1), 12.706, 1e-3);
+	NEAR(stats_t975(4), 2.776, 1e-3);
+	NEAR(stats_t975(30), 2.042, 1e-3);
+	NEAR(stats_t975(40), 2.021, 2e-3);
+	NEAR(stats_t975(120), 1.980, 2e-3);
+	NEAR(stats_t975(100000), 1.960, 1e-3);
+	assert_true(isinf(stats_t975(0)));
+}
+
+static void test_wilson(void **state)
+{
+	struct stats_ci ci;
+
+	(void)state;
+	/* Newcombe (1998), table I: 81/263 -> 0.2553 .. 0.3662 */
+	stats_share(81, 263, &ci);
+	assert_true(ci.valid);
+	NEAR(ci.value, 81.0 / 263, 1e-9);
+	NEAR(ci.lo, 0.2553, 1e-4);
+	NEAR(ci.hi, 0.3662, 1e-4);
+	/* 0 of 10 -> 0 .. 0.2775; 10 of 10 -> 0.7225 .. 1 */
+	stats_share(0, 10, &ci);
+	NEAR(ci.lo, 0, 1e-9);
+	NEAR(ci.hi, 0.2775, 1e-4);
+	assert_true(stats_ci_wide(&ci));
+	stats_share(10, 10, &ci);
+	NEAR(ci.lo, 0.7225, 1e-4);
+	NEAR(ci.hi, 1, 1e-9);
+	/* a 70% share of 1000 samples: +-2.8 points */
+	stats_share(700, 1000, &ci);
+	NEAR(stats_ci_half(&ci), 0.0284, 5e-4);
+	assert_false(stats_ci_wide(&ci));
+	stats_share(0, 0, &ci);
+	assert_false(ci.valid);
+	assert_true(stats_ci_wide(&ci));
+}
+
+static void test_ratio_rounds(void **state)
+{
+	/* shares 0.30, 0.25, 0.35 of 100, 200, 100 samples: R = 0.2875 */
+	const double num[] = { 30, 50, 35 }, den[] = { 100, 200, 100 };
+	struct stats_ci ci;
+	double ss = 0, se;
+
+	(void)state;
+	stats_ratio_rounds(num, den, 3, &ci);
+	assert_true(ci.valid);
+	NEAR(ci.value, 115.0 / 400, 1e-12);
+	for (int i = 0; i < 3; i++)
+		ss += pow(num[i] - ci.value * den[i], 2);
+	se = sqrt(ss / 2 / 3) / (400.0 / 3);
+	NEAR(ci.hi - ci.value, 4.303 * se, 1e-9);
+	NEAR(ci.value - ci.lo, 4.303 * se, 1e-9);
+	stats_ratio_rounds(num, den, 1, &ci);
+	assert_false(ci.valid);
+	NEAR(ci.value, 0.3, 1e-12);
+}
+
+static void test_mean(void **state)
+{
+	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	struct stats_ci ci;
+
+	(void)state;
+	stats_mean(x, 8, &ci);
+	NEAR(ci.value, 5, 1e-12);
+	/* s = 2.138, se = 0.7559, t(7) = 2.365 */
+	NEAR(stats_ci_half(&ci), 2.365 * sqrt(32.0 / 7 / 8), 1e-3);
+	stats_mean(x, 1, &ci);
+	assert_false(ci.valid);
+}
+
+/* A fixed-seed generator for the coverage check. */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static double uniform(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (double)((rng * 2685821657736338717ull) >> 11) / (double)(1ull << 53);
+}
+
+/* 2000 experiments of 8 rounds of 50 Bernoulli(0.2) samples: both intervals cover ~95%. */
+static void test_coverage(void **state)
+{
+	int cover_rounds = 0, cover_wilson = 0, trials = 2000;
+
+	(void)state;
+	for (int t = 0; t < trials; t++) {
+		double num[8], den[8];
+		uint64_t k = 0;
+		struct stats_ci ci;
+
+		for (int r = 0; r < 8; r++) {
+			num[r] = 0;
+			den[r] = 50;
+			for (int i = 0; i < 50; i++)
+				num[r] += uniform() < 0.2;
+			k += (uint64_t)num[r];
+		}
+		stats_ratio_rounds(num, den, 8, &ci);
+		cover_rounds += ci.lo <= 0.2 && 0.2 <= ci.hi;
+		stats_share(k, 400, &ci);
+		cover_wilson += ci.lo <= 0.2 && 0.2 <= ci.hi;
+	}
+	print_message("coverage of 95%% intervals: rounds %.1f%%, Wilson %.1f%%\n",
+		      100.0 * cover_rounds / trials, 100.0 * cover_wilson / trials);
+	/* 2000 trials: the binomial error of a 95% coverage is 0.5 points */
+	assert_true(cover_rounds >= 0.925 * trials && cover_rounds <= 0.975 * trials);
+	assert_true(cover_wilson >= 0.925 * trials && cover_wilson <= 0.975 * trials);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
+		cmocka_unit_test(test_coverage),
+	};
+
+	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
+}
