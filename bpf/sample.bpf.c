@@ -15,6 +15,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* The phase the loader is running; written through the skeleton's mmapped .bss. */
 volatile __u32 phase;
 
+/* The last sample's thread and time: src/jitter.c re-draws the period right after a sample. */
+volatile __u32 last_sample_tid;
+volatile __u64 last_sample_ns;
+
 /* bpf/unwind.bpf.c: walk the user stack (fp or CFI, --unwind) and intern it; id or -errno. */
 extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
@@ -61,6 +65,8 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	__u32 ph = phase;
 	long sid;
 
+	last_sample_tid = (__u32)pid_tgid;
+	last_sample_ns = bpf_ktime_get_ns();
 	if (ph >= MUXBPF_MAX_PHASES)
 		ph = 0;
 	st = bpf_map_lookup_elem(&sample_stats, &ph);

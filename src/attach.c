@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach.h"
+#include "jitter.h"
 #include "collect_live.h"
 #include "log.h"
 #include "procstat.h"
@@ -39,6 +40,7 @@ struct profiler {
 	int *thread_fds; /* pairs: event fd, link fd */
 	pid_t *thread_tids;
 	int nthreads;
+	struct jitter *jitter; /* re-draws the sampler events' periods (jitter.c) */
 };
 
 /*
@@ -235,6 +237,31 @@ static int attach_sampler(struct profiler *p, const struct attach_opts *opts)
 	}
 	if (!opts->enable_on_exec && ioctl(p->perf_fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		pr_err("failed to enable sampler on pid %d: %s", opts->pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Random sampling periods on every event of ours (the inherited ones keep the first). */
+static int start_jitter(struct profiler *p, const struct attach_opts *opts)
+{
+	int n = p->perf_fd >= 0 ? 1 : p->nthreads;
+	int *fds = calloc(n ? n : 1, sizeof(*fds));
+	struct jitter_opts jo = { .fds = fds, .tids = p->perf_fd >= 0 ? &p->pid : p->thread_tids,
+				  .nfds = n, .freq = opts->freq };
+
+	jo.last.tid = &p->skel->bss->last_sample_tid;
+	jo.last.ns = (const volatile uint64_t *)&p->skel->bss->last_sample_ns;
+	if (!fds)
+		return -ENOMEM;
+	if (p->perf_fd >= 0)
+		fds[0] = p->perf_fd;
+	for (int i = 0; p->perf_fd < 0 && i < n; i++)
+		fds[i] = p->thread_fds[2 * i];
+	p->jitter = jitter__new(&jo);
+	free(fds);
+	if (!p->jitter) {
+		pr_err("failed to start the sampling-period thread: %s", strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -437,6 +464,8 @@ struct profiler *profiler__new(const struct attach_opts *opts)
 		seed_ledger(p);
 	if (!err)
 		err = attach_sampler(p, opts);
+	if (!err && !opts->fixed_period)
+		err = start_jitter(p, opts);
 	if (err) {
 		profiler__free(p);
 		errno = -err;
@@ -469,6 +498,14 @@ void profiler__free(struct profiler *p)
 {
 	if (!p)
 		return;
+	if (p->jitter) {
+		struct jitter_stats js;
+
+		jitter__stats(p->jitter, &js);
+		pr_verbose("sampling period re-drawn %llu times, %.1f us from sample to redraw",
+			   (unsigned long long)js.redraws, js.lost_ns / 1e3);
+	}
+	jitter__free(p->jitter);
 	if (p->perf_link_fd >= 0)
 		close(p->perf_link_fd);
 	if (p->perf_fd >= 0)

@@ -24,6 +24,7 @@ struct attach_opts {
 	int site_every;        /* walk the call site of every Nth syscall; 0: default, <0: never */
 	bool running;          /* the target runs already: one sampler event per thread */
 	bool no_stats;         /* no BPF run-time statistics (--no-bpf-stats) */
+	bool fixed_period;     /* the kernel's fixed sampling period, no random redraws */
 };
 
 struct profiler;

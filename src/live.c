@@ -572,7 +572,8 @@ int live_session(const struct opts *o, struct run *r)
 	struct attach_opts aopts = { .freq = o->freq, .running = true, .unwind = o->unwind,
 				     .no_ledger = o->no_syscalls, .site_every = o->site_every,
 				     .max_stacks = o->max_stacks, .max_samples = o->max_samples,
-				     .no_stats = o->no_bpf_stats };
+				     .no_stats = o->no_bpf_stats,
+				     .fixed_period = o->fixed_period };
 	struct profiler *prof = NULL;
 	char exe[4096], proc_exe[64];
 	int err, cerr, pidfd;

@@ -44,6 +44,8 @@ static const char usage[] =
 	"  --scale F           work per phase relative to upstream's table (default 1)\n"
 	"  --idle-seconds S    length of the idle phase (default 8)\n"
 	"  --freq HZ           user-only sampling frequency, 1-100000 (default 997)\n"
+	"  --fixed-period      sample on the kernel's fixed period (default: a random period\n"
+	"                      re-drawn every few ms, which cannot lock step with periodic work)\n"
 	"  --top N             rows listed per phase and view (default 15)\n"
 	"  --by LIST           the report's tables: a comma list of function (inlined functions\n"
 	"                      as frames of their own), srcfile, line, dso (default function)\n"
@@ -84,6 +86,9 @@ enum { OPT_PHASE = 256, OPT_SCALE, OPT_IDLE, OPT_FREQ, OPT_TOP, OPT_NETMUX, OPT_
 /* --out, --runs (the artifacts' options) */
 enum { OPT_OUT = 512, OPT_RUNS };
 
+/* sampling and statistics */
+enum { OPT_FIXED_PERIOD = 1024 };
+
 /* attach mode and phases marked from outside (src/live.c) */
 enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS };
 
@@ -116,6 +121,7 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "no-bpf-stats", no_argument, NULL, OPT_NO_BPF_STATS },
+	{ "fixed-period", no_argument, NULL, OPT_FIXED_PERIOD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -272,6 +278,9 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return parse_double("--duration", arg, 0.1, 86400 * 365, &o->duration);
 	case OPT_NO_BPF_STATS:
 		o->no_bpf_stats = true;
+		return 0;
+	case OPT_FIXED_PERIOD:
+		o->fixed_period = true;
 		return 0;
 	case 'q':
 		o->quiet = true;

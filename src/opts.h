@@ -43,6 +43,7 @@ struct opts {
 	double duration;         /* --duration S: end the run after S (0: at stop or a signal) */
 	bool phase_given;        /* --phase was on the command line */
 	bool no_bpf_stats;       /* --no-bpf-stats: no run-time statistics (bpf_enable_stats) */
+	bool fixed_period;       /* --fixed-period: the kernel's fixed sampling period */
 };
 
 /* Parse argv.  Returns 0 to run, 1 when --help/--version was printed, -EINVAL after one error

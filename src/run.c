@@ -227,7 +227,8 @@ static int start_game(struct session *s)
 				     .site_every = s->o->site_every, .unwind = s->o->unwind,
 				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
 				     .max_samples = s->o->max_samples,
-				     .no_stats = s->o->no_bpf_stats };
+				     .no_stats = s->o->no_bpf_stats,
+				     .fixed_period = s->o->fixed_period };
 	int err;
 
 	s->stage = "the game's set-up";

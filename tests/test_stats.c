@@ -3,7 +3,7 @@
  * The statistics module on numbers with known answers (no root): Student t quantiles, the
  * Wilson interval against published values, the between-round ratio interval against a hand
  * computation, and coverage: intervals from simulated binomial rounds hold the truth ~95% of
- * the time.
+ * the time.  The random period's pure helpers (jitter.c) are checked here too.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include "jitter.h"
 #include "stats.h"
 
 #define NEAR(a, b, eps)                                                                            \
@@ -137,12 +138,29 @@ static void test_coverage(void **state)
 	assert_true(cover_wilson >= 0.925 * trials && cover_wilson <= 0.975 * trials);
 }
 
+/* The random period keeps the mean rate: periods average the mean less the loss per period. */
+static void test_jitter_period(void **state)
+{
+	double sum = 0;
+	int n = 10000;
+
+	(void)state;
+	for (int i = 0; i < n; i++)
+		sum += (double)jitter_period_ns(1000, (i + 0.5) / n, 0, 16);
+	NEAR(sum / n, 1e6, 1);
+	NEAR((double)jitter_period_ns(1000, 0, 0, 16), 0.5e6, 1);
+	NEAR((double)jitter_period_ns(1000, 0.999999, 0, 16), 1.5e6, 5);
+	/* 160 µs lost per redraw every 16 periods: 10 µs shorter on average */
+	NEAR((double)jitter_period_ns(1000, 0.5, 160000, 16), 0.99e6, 1);
+	assert_int_equal(jitter_period_ns(1000000, 0, 0, 16), 10000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
-		cmocka_unit_test(test_coverage),
+		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
