@@ -13,6 +13,7 @@
 #include "out.h"
 #include "phases.h"
 #include "runs.h"
+#include "stats.h"
 
 static const char *const unwind_modes[] = { "fp", "dwarf", "auto" };
 
@@ -110,8 +111,25 @@ static void write_sampler(struct jw *w, const struct muxbpf_phase_stats *st)
 	jw_obj_end(w);
 }
 
+/* A share's 95% interval in percent, [lo, hi] (Wilson: stats.c). */
+static void write_ci(struct jw *w, const char *key, uint64_t k, uint64_t n, bool *wide)
+{
+	struct stats_ci ci;
+
+	stats_share(k, n, &ci);
+	jw_key(w, key);
+	jw_arr(w);
+	jw_num(w, 100 * ci.lo);
+	jw_num(w, 100 * ci.hi);
+	jw_arr_end(w);
+	if (wide)
+		*wide = stats_ci_wide(&ci);
+}
+
 static void write_rows(struct jw *w, const struct fold_view *v, uint64_t samples)
 {
+	bool wide;
+
 	jw_arr(w);
 	for (size_t i = 0; i < v->n; i++) {
 		jw_obj(w);
@@ -120,6 +138,9 @@ static void write_rows(struct jw *w, const struct fold_view *v, uint64_t samples
 		jw_ku64(w, "total", v->rows[i].total);
 		jw_knum(w, "self_pct", samples ? 100.0 * v->rows[i].self / samples : 0);
 		jw_knum(w, "total_pct", samples ? 100.0 * v->rows[i].total / samples : 0);
+		write_ci(w, "self_ci_pct", v->rows[i].self, samples, &wide);
+		write_ci(w, "total_ci_pct", v->rows[i].total, samples, NULL);
+		jw_kbool(w, "self_ci_wide", wide);
 		jw_kbool(w, "unnamed", v->rows[i].unnamed);
 		jw_obj_end(w);
 	}
