@@ -15,6 +15,7 @@
 #include "out_folded.h"
 #include "out_html.h"
 #include "out_svg.h"
+#include "stats.h"
 
 #define SIGMAS 3.0 /* a share moved beyond sampling noise: |change| > 3 standard errors */
 
@@ -128,6 +129,15 @@ static double rows_self(const struct jv *rows, const char *name)
 	return 0;
 }
 
+/* Half the 95% interval, in points, of a share of k in n samples. */
+static double share_half(double k, double n)
+{
+	struct stats_ci ci;
+
+	stats_share((uint64_t)llround(k), (uint64_t)llround(n), &ci);
+	return 100 * stats_ci_half(&ci);
+}
+
 /* The functions whose self share moved most (the top of them also as j's "functions"); returns
  * those beyond sampling noise. */
 static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const struct jv *pn,
@@ -184,10 +194,14 @@ static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const stru
 		if (shown >= top || d[i].delta == 0)
 			continue;
 		if (!shown)
-			fprintf(f, "  self share, old -> new (%.0f -> %.0f samples; "
-				   "* = beyond %.0f sigma of sampling noise):\n", no, nn, SIGMAS);
-		fprintf(f, "  %+7.2f pts  %6.2f%% -> %6.2f%%  (sigma %.2f)%s %s\n", d[i].delta,
-			d[i].old_pct, d[i].new_pct, d[i].sigma, b ? " *" : "  ", d[i].name);
+			fprintf(f, "  self share, old -> new (%.0f -> %.0f samples; +- = 95%% "
+				   "interval; * = beyond %.0f sigma of sampling noise):\n", no, nn,
+				SIGMAS);
+		fprintf(f, "  %+7.2f pts +-%.2f  %6.2f%% +-%.1f -> %6.2f%% +-%.1f  (sigma %.2f)%s %s\n",
+			d[i].delta, 1.96 * d[i].sigma, d[i].old_pct,
+			share_half(d[i].old_pct / 100 * no, no), d[i].new_pct,
+			share_half(d[i].new_pct / 100 * nn, nn), d[i].sigma, b ? " *" : "  ",
+			d[i].name);
 		shown++;
 		if (j) {
 			jw_obj(j);

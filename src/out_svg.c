@@ -6,6 +6,7 @@
 #include <string.h>
 #include "assets.h"
 #include "out_svg.h"
+#include "stats.h"
 
 #define FRAME_H 16
 #define XPAD 10
@@ -68,32 +69,43 @@ static void frame_colour(const struct flame *t, const struct flame_node *n,
 			 (int)(55 * v2));
 }
 
-/* The hover text of a node. */
+/* Half the 95% interval, in points, of a share of k in n samples (stats.c). */
+static double share_half(double k, double n)
+{
+	struct stats_ci ci;
+
+	stats_share((uint64_t)llround(k), (uint64_t)llround(n), &ci);
+	return 100 * stats_ci_half(&ci);
+}
+
+/* The hover text of a node: its share with the share's 95% interval (Wilson on samples). */
 static void frame_details(FILE *f, const struct flame *t, const struct flame_node *n,
 			  const struct svg_opts *o)
 {
 	double total = t->v[0].value > 0 ? t->v[0].value : 1;
-	char buf[256];
+	char buf[320];
 
 	xml_text(f, n->name);
 	if (o->diff) {
 		double base_total = t->v[0].base > 0 ? t->v[0].base : 1;
+		double p1 = n->base / base_total, p2 = n->value / total;
+		double half = 196 * sqrt(p1 * (1 - p1) / base_total + p2 * (1 - p2) / total);
 
 		snprintf(buf, sizeof(buf),
-			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points)", n->value,
-			 o->unit, 100 * n->value / total, n->base, 100 * n->base / base_total,
-			 100 * n->value / total - 100 * n->base / base_total);
+			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points +-%.2f, 95%%)",
+			 n->value, o->unit, 100 * p2, n->base, 100 * p1, 100 * (p2 - p1), half);
 	} else if (n->kind == FLAME_KERNEL) {
 		snprintf(buf, sizeof(buf),
 			 " (kernel: %.3f ms on-CPU in %.0f calls, exact, from the ledger = %.1f "
 			 "%s-equivalents, %.2f%%)", n->cpu_ns / 1e6, n->calls,
 			 n->value, o->unit, 100 * n->value / total);
 	} else if (o->unit_ns > 0) {
-		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%%, ~%.2f ms)", n->value, o->unit,
-			 100 * n->value / total, n->value * o->unit_ns / 1e6);
+		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%% +-%.2f, ~%.2f ms)", n->value, o->unit,
+			 100 * n->value / total, share_half(n->value, total),
+			 n->value * o->unit_ns / 1e6);
 	} else {
-		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%%)", n->value, o->unit,
-			 100 * n->value / total);
+		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%% +-%.2f)", n->value, o->unit,
+			 100 * n->value / total, share_half(n->value, total));
 	}
 	fputs(buf, f);
 }

@@ -9,6 +9,7 @@
 #include "phases.h"
 #include "report.h"
 #include "report_live.h"
+#include "stats.h"
 
 static double ms(uint64_t ns)
 {
@@ -229,7 +230,19 @@ static const struct fold_dso *target_dso(const struct report *r, const struct fo
 	return NULL;
 }
 
-/* One view's rows: at most --top, with self samples, at least --min-pct of them. */
+/* "+-1.2" for a share's 95% interval in points, "?" after it when it is wider than the share. */
+static void format_ci(char *buf, size_t size, uint64_t k, uint64_t n)
+{
+	struct stats_ci ci;
+
+	stats_share(k, n, &ci);
+	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(&ci), stats_ci_wide(&ci) ? "?" : "");
+}
+
+/*
+ * One view's rows: at most --top, with self samples, at least --min-pct of them.  Each share has
+ * its 95% interval (Wilson, stats.c): a "?" marks one wider than the share itself.
+ */
 static void print_view(FILE *f, const struct report *r, const struct fold_table *t,
 		       enum fold_by by)
 {
@@ -238,13 +251,16 @@ static void print_view(FILE *f, const struct report *r, const struct fold_table 
 		[FOLD_BY_LINE] = "source line", [FOLD_BY_DSO] = "dso",
 	};
 	const struct fold_view *v = &t->by[by];
+	char sci[16], tci[16];
 
-	fprintf(f, "  %7s %7s  %s\n", "self%", "total%", title[by]);
+	fprintf(f, "  %7s %6s %7s %6s  %s\n", "self%", "+-", "total%", "+-", title[by]);
 	for (size_t i = 0; i < v->n && (int)i < r->top; i++) {
 		if (!v->rows[i].self || pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
-		fprintf(f, "  %6.1f%% %6.1f%%  %s\n", pct(v->rows[i].self, t->samples),
-			pct(v->rows[i].total, t->samples), v->rows[i].name);
+		format_ci(sci, sizeof(sci), v->rows[i].self, t->samples);
+		format_ci(tci, sizeof(tci), v->rows[i].total, t->samples);
+		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n", pct(v->rows[i].self, t->samples), sci,
+			pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
 	}
 }
 
@@ -341,6 +357,9 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	if (p->other_pid_samples)
 		fprintf(f, ", %" PRIu64 " in child processes", p->other_pid_samples);
 	fprintf(f, "%s\n", p->partial ? " (PARTIAL: interrupted)" : "");
+	if (t->samples)
+		fprintf(f, "  shares: +- = 95%% interval in points (Wilson, from %" PRIu64
+			   " samples); ? = the interval is wider than the share\n", t->samples);
 	print_accounting(f, p);
 	print_walks(f, p);
 	if (!t->samples)

@@ -20,11 +20,11 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 fi
 fail() { echo "FAIL: $*"; sed 's/^/  | /' "$tmp/out" "$tmp/err" 2>/dev/null | head -120; exit 1; }
 run() { "$muxbpf" "$@" >"$tmp/out" 2>"$tmp/err" || fail "muxbpf $* exited $?"; }
-# the rows of one view of one phase: "self% total% label"
+# the rows of one view of one phase: "self% total% label" (the +- interval columns left out)
 view() { # $1 phase, $2 view title
 	sed -n "/^== $1:/,/^== /p" "$tmp/out" | awk -v t="$2" '
-		$1 == "self%" { on = (substr($0, index($0, $3)) == t); next }
-		on && $1 ~ /%$/ { print; next }
+		$1 == "self%" { on = (substr($0, index($0, $5)) == t); next }
+		on && $1 ~ /%$/ { l = substr($0, index($0, $5)); print $1, $3, l; next }
 		{ on = 0 }'
 }
 
