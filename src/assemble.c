@@ -31,6 +31,8 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->partial = w->partial;
 	snprintf(rp->error, sizeof(rp->error), "%s", w->result.error);
 	rp->wall_s = w->result.wall_s;
+	rp->t_begin_ns = w->before.t_ns;
+	rp->t_end_ns = w->after.t_ns;
 	rp->commands = w->result.commands;
 	rp->schedstat_ns = w->after.proc.schedstat_ns - w->before.proc.schedstat_ns;
 	rp->oncpu_ns = profiled ? rt_delta(&w->before.rt, &w->after.rt, run->pid) : rp->schedstat_ns;

@@ -364,6 +364,15 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 		jw_num(w, p->wall_s);
 	else
 		jw_null(w);
+	jw_key(w, "window_ns");
+	if (p->measured && p->t_begin_ns && p->t_end_ns) {
+		jw_arr(w);
+		jw_u64(w, p->t_begin_ns);
+		jw_u64(w, p->t_end_ns);
+		jw_arr_end(w);
+	} else {
+		jw_null(w);
+	}
 	jw_ku64(w, "commands", p->commands);
 	jw_key(w, "cmd_per_s");
 	if (p->measured && p->commands)

@@ -17,6 +17,7 @@ struct report_phase {
 	bool ok;
 	char error[256];
 	double wall_s;
+	uint64_t t_begin_ns, t_end_ns; /* CLOCK_MONOTONIC of the boundary readings (0: none) */
 	uint64_t commands;
 	uint64_t oncpu_ns;     /* from task->se.sum_exec_runtime (BPF) */
 	uint64_t schedstat_ns; /* /proc/PID/task/ * /schedstat over the same window, as a check */
