@@ -154,47 +154,6 @@ static void test_phases_split_and_oncpu(void **state)
 	profile__free(&prof);
 }
 
-/*
- * Lock step: the target's periodic blocks ('a', ~0.5 ms each, where a fixed period of ~1 ms
- * reads 64-82% for hot_a on a quiet machine) sampled with the default random period must give
- * the 70/30 split within four binomial errors, like the jittered blocks.
- */
-static void test_periodic_work(void **state)
-{
-	struct attach_opts opts = { .freq = 997, .enable_on_exec = true, .no_ledger = true };
-	struct mb_profile prof = {};
-	struct mb_maps maps = {};
-	struct shares one;
-	struct profiler *p;
-	struct target t;
-	char ack[8];
-
-	(void)state;
-	skip_unless_bpf();
-	target_spawn(&t, "synth", "2000");
-	opts.pid = t.pid;
-	p = profiler__new(&opts);
-	assert_non_null(p);
-	target_release(&t);
-	assert_int_equal(procstat_wait_sleeping(t.pid, 1000), 0);
-	profiler__set_phase(p, PHASE_ONE);
-	target_command(&t, 'a', ack, sizeof(ack));
-	profiler__set_phase(p, 0);
-	assert_int_equal(maps__read(t.pid, &maps), 0);
-	assert_int_equal(collect_profile(p, &prof), 0);
-	target_quit(&t);
-	profiler__free(p);
-	count_shares(&prof, &maps, PHASE_ONE, &one);
-	print_message("periodic blocks: %lu samples, hot_a %.1f%%, hot_b %.1f%%\n", one.total,
-		      pct(one.a, one.total), pct(one.b, one.total));
-	assert_true(one.total > 1000);
-	if (fabs(pct(one.a, one.total) - 70) > bound4(70, one.total))
-		fail_msg("hot_a has %.1f%% of the periodic phase's %lu samples, expected 70 +- %.1f",
-			 pct(one.a, one.total), one.total, bound4(70, one.total));
-	maps__free(&maps);
-	profile__free(&prof);
-}
-
 /* Every sample the program ran for is recorded or counted as dropped. */
 static void test_accounting_closes(void **state)
 {
@@ -233,7 +192,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_phases_split_and_oncpu),
-		cmocka_unit_test(test_periodic_work),
 		cmocka_unit_test(test_accounting_closes),
 	};
 
