@@ -187,7 +187,10 @@ wait $tpid
 
 # ---- 3. --name, --interval, --duration; SIGINT --------------------------------------------
 mkfifo "$work/thr2.in"
-"$threads" 1 <"$work/thr2.in" >"$work/threads2.out" &
+# a name of this run's own for --name: another run of this test on the machine has a "threads"
+uniq=mbthr$$
+cp "$threads" "$work/$uniq"
+"$work/$uniq" 1 <"$work/thr2.in" >"$work/threads2.out" &
 tpid=$!
 exec 8>"$work/thr2.in"
 wait_until 5 grep -q ready "$work/threads2.out" || fail "threads target did not start"
@@ -201,12 +204,12 @@ grep -q 'ended by --duration 3.5 s' "$work/interval.out" || fail "--duration did
 # the t+1s window lasts one second of wall time
 awk '$1 == "t+1s" { d = $2 - 1; if (d < 0) d = -d; exit !(d < 0.05) }' "$work/interval.out" ||
 	fail "t+1s is not one second long"
-"$muxbpf" attach --name threads >"$work/sigint.out" 2>"$work/sigint.err" &
+"$muxbpf" attach --name "$uniq" >"$work/sigint.out" 2>"$work/sigint.err" &
 mux=$!
 # SIGINT once the sampler is attached (its perf event open), not after a fixed time: loading
 # and the unwind tables take longer on a loaded machine
 sampler_open() { ls -l "/proc/$mux/fd" 2>/dev/null | grep -q 'perf_event'; }
-wait_until 30 sampler_open || fail "attach --name opened no sampler in 30 s"
+wait_until 30 sampler_open || fail "attach --name $uniq opened no sampler in 30 s"
 sleep 1
 kill -INT $mux
 wait $mux || fail "attach ended by SIGINT exited $? (expected 0 with the report)"
