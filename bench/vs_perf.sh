@@ -1,0 +1,90 @@
+#!/bin/sh
+# muxbpf against perf on the same netmux in the same run: `perf record -e cpu-clock:u -F 9973
+# -k CLOCK_MONOTONIC -p PID` is attached to the netmux muxbpf starts, both sample at once, and
+# perf's samples are split into muxbpf's phases by report.json's window_ns.  For each busy phase,
+# muxbpf's top-10 self rows (function view) against perf's share of the same symbol, with
+# muxbpf's 95% interval and the distance in points.  perf names the symbol that holds the
+# address, muxbpf an inlined function as a row of its own, so rows of inlined functions have no
+# perf twin (shown as "-"); perf's own binomial error at ~10x the samples is small beside ours.
+#   bench/vs_perf.sh BUILD_DIR [SCALE] [RUNS]           (root, perf on PATH; default 1 1)
+set -u
+out=${1:-build}
+scale=${2:-1}
+runs=${3:-1}
+muxbpf=$out/muxbpf
+. "$(dirname "$0")/common.inc"
+command -v perf >/dev/null || { echo "skip: no perf"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 0; }
+work=$(mktemp -d /tmp/muxbpf-vsperf.XXXXXX)
+chmod 755 "$work" # netmux runs as the muxbpf user: it must reach its game directory
+mkdir -p "$work/tmp" && chmod 1777 "$work/tmp"
+trap 'rm -rf "$work"' EXIT
+phases=attrread,dispatch,softcode_arith,softcode_list
+
+echo "# muxbpf (997 Hz, random period) vs perf record -e cpu-clock:u -F 9973, same netmux, same run"
+machine_facts
+echo "# --phase $phases --scale $scale; the machine is shared: other work ran beside it"
+for r in $(seq 1 "$runs"); do
+	d=$work/run$r
+	mkdir -p "$d"
+	TMPDIR=$work/tmp "$muxbpf" --phase "$phases" --scale "$scale" --out "$d" >"$d/out" 2>"$d/err" &
+	mb=$!
+	pid=
+	for i in $(seq 1 2400); do
+		pid=$(pgrep -P $mb -x netmux | head -1)
+		[ -n "$pid" ] && break
+		kill -0 $mb 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -n "$pid" ] || { echo "run $r: no netmux seen"; wait $mb; continue; }
+	perf record -q -e cpu-clock:u -F 9973 -k CLOCK_MONOTONIC -p "$pid" -o "$d/perf.data" \
+		>/dev/null 2>"$d/perf.err" &
+	pp=$!
+	wait $mb
+	kill -INT $pp 2>/dev/null
+	wait $pp
+	perf script -i "$d/perf.data" -F time,ip,sym 2>/dev/null >"$d/perf.txt"
+	echo
+	echo "## run $r"
+	python3 - "$d/report.json" "$d/perf.txt" <<'EOF'
+import json, sys, re, math
+rep = json.load(open(sys.argv[1]))
+samples = []
+for line in open(sys.argv[2]):
+    m = re.match(r'\s*(\d+\.\d+):\s+[0-9a-f]+\s+(.*)$', line)
+    if m:
+        samples.append((float(m.group(1)), m.group(2).strip()))
+def base(name):
+    return re.sub(r'\(.*$', '', name).strip()
+worst = []
+for ph in rep['phases']:
+    w = ph.get('window_ns')
+    if not ph.get('measured') or not w:
+        continue
+    lo, hi = w[0] / 1e9, w[1] / 1e9
+    inside = [s for t, s in samples if lo <= t <= hi]
+    n = len(inside)
+    counts = {}
+    for s in inside:
+        counts[base(s)] = counts.get(base(s), 0) + 1
+    f = ph['functions']
+    print(f"{ph['name']}: muxbpf {f['samples']} samples, perf {n} samples")
+    print(f"  {'muxbpf%':>8} {'95% ci':>13} {'perf%':>7} {'dist':>6}  function")
+    for row in f['rows'][:10]:
+        lo_ci, hi_ci = row['self_ci_pct']
+        pc = counts.get(base(row['name']))
+        if n and pc is not None:
+            pp = 100.0 * pc / n
+            d = row['self_pct'] - pp
+            worst.append(abs(d))
+            inside_ci = lo_ci <= pp <= hi_ci
+            print(f"  {row['self_pct']:7.2f}% [{lo_ci:5.1f},{hi_ci:5.1f}] {pp:6.2f}% {d:+6.2f}"
+                  f"{' ' if inside_ci else '*'} {row['name'][:70]}")
+        else:
+            print(f"  {row['self_pct']:7.2f}% [{lo_ci:5.1f},{hi_ci:5.1f}] {'-':>7} {'':>6}  {row['name'][:70]}")
+if worst:
+    worst.sort()
+    print(f"distance over {len(worst)} rows: median {worst[len(worst)//2]:.2f}, max {worst[-1]:.2f} points"
+          " (* = perf's share outside muxbpf's 95% interval)")
+EOF
+done
