@@ -197,18 +197,22 @@ static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const stru
 			fprintf(f, "  self share, old -> new (%.0f -> %.0f samples; +- = 95%% "
 				   "interval; * = beyond %.0f sigma of sampling noise):\n", no, nn,
 				SIGMAS);
+		double old_half = share_half(d[i].old_pct / 100 * no, no);
+		double new_half = share_half(d[i].new_pct / 100 * nn, nn);
+
 		fprintf(f, "  %+7.2f pts +-%.2f  %6.2f%% +-%.1f -> %6.2f%% +-%.1f  (sigma %.2f)%s %s\n",
-			d[i].delta, 1.96 * d[i].sigma, d[i].old_pct,
-			share_half(d[i].old_pct / 100 * no, no), d[i].new_pct,
-			share_half(d[i].new_pct / 100 * nn, nn), d[i].sigma, b ? " *" : "  ",
-			d[i].name);
+			d[i].delta, 1.96 * d[i].sigma, d[i].old_pct, old_half, d[i].new_pct,
+			new_half, d[i].sigma, b ? " *" : "  ", d[i].name);
 		shown++;
 		if (j) {
 			jw_obj(j);
 			jw_kstr(j, "name", d[i].name);
 			jw_knum(j, "old_pct", d[i].old_pct);
+			jw_knum(j, "old_ci_half_pts", old_half);
 			jw_knum(j, "new_pct", d[i].new_pct);
+			jw_knum(j, "new_ci_half_pts", new_half);
 			jw_knum(j, "delta_pts", d[i].delta);
+			jw_knum(j, "delta_ci_half_pts", 1.96 * d[i].sigma);
 			jw_knum(j, "sigma_pts", d[i].sigma);
 			jw_kbool(j, "beyond", b);
 			jw_obj_end(j);

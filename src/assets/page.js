@@ -31,6 +31,8 @@
   function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6, d === undefined ? 2 : d); }
   function pct(a, b) { return b ? 100 * a / b : 0; }
   function base(p) { return p ? String(p).replace(/.*\//, '') : ''; }
+  /* a [lo, hi] interval in percent, as report.json holds it */
+  function range(ci) { return ci && ci.length === 2 ? num(ci[0], 1) + '\u2013' + num(ci[1], 1) : '-'; }
   function card(title, note, kids, cls) {
     return el('div', { cls: 'card' + (cls ? ' ' + cls : '') },
       [el('h3', {}, [title, note ? el('span', { cls: 'note', text: note }) : null])].concat(kids));
@@ -172,7 +174,11 @@
       box.appendChild(scroll(table([
         { label: 'self %', num: true, get: function (x) { return x.self_pct; }, fmt: function (v) { return num(v, 1); },
           bar: function (x) { return x.self_pct; } },
+        { label: 'self 95%', get: function (x) { return range(x.self_ci_pct); }, cls: function (x) { return 'nw ci' + (x.self_ci_wide ? ' wide' : ''); },
+          title: '95% interval of the self share (Wilson); grey: wider than the share itself' },
         { label: 'total %', num: true, get: function (x) { return x.total_pct; }, fmt: function (v) { return num(v, 1); } },
+        { label: 'total 95%', get: function (x) { return range(x.total_ci_pct); }, cls: function () { return 'nw ci'; },
+          title: '95% interval of the total share (Wilson)' },
         { label: 'self', num: true, get: function (x) { return x.self; }, title: 'samples with this leaf' },
         { label: 'total', num: true, get: function (x) { return x.total; }, title: 'samples with this on the stack' },
         { label: VIEWS.filter(function (v) { return v[0] === key; })[0][1], get: function (x) { return x.name; },
@@ -413,8 +419,10 @@
     return table([
       { label: 'delta pts', num: true, get: function (x) { return x.delta_pts; }, fmt: function (v) { return (v > 0 ? '+' : '') + num(v, 2); },
         cls: function (x) { return x.delta_pts > 0 ? 'up' : 'down'; } },
-      { label: 'old %', num: true, get: function (x) { return x.old_pct; }, fmt: function (v) { return num(v, 2); } },
-      { label: 'new %', num: true, get: function (x) { return x.new_pct; }, fmt: function (v) { return num(v, 2); } },
+      { label: '\u00b1', num: true, get: function (x) { return x.delta_ci_half_pts; }, fmt: function (v) { return num(v, 2); },
+        title: 'half the 95% interval of the change' },
+      { label: 'old %', num: true, get: function (x) { return x.old_pct; }, fmt: function (v, x) { return num(v, 2) + (x.old_ci_half_pts !== undefined ? ' \u00b1' + num(x.old_ci_half_pts, 1) : ''); } },
+      { label: 'new %', num: true, get: function (x) { return x.new_pct; }, fmt: function (v, x) { return num(v, 2) + (x.new_ci_half_pts !== undefined ? ' \u00b1' + num(x.new_ci_half_pts, 1) : ''); } },
       { label: 'sigma', num: true, get: function (x) { return x.sigma_pts; }, fmt: function (v) { return num(v, 2); } },
       { label: 'beyond', get: function (x) { return x.beyond ? '*' : ''; }, title: 'beyond 3 sigma of sampling noise' },
       { label: 'function', get: function (x) { return x.name; } }

@@ -146,7 +146,7 @@ async function checkRun(page) {
 			checked++;
 		}
 	}
-	// the busiest phase: functions, syscalls and call sites against report.json
+	// the busiest phase: functions (shares and their 95% intervals), syscalls, balance vs report.json
 	const busy = r.phases.filter((p) => p.functions.rows.length > 1 && p.ledger && p.ledger.syscalls.length > 1)
 		.sort((a, b) => b.samples - a.samples)[0];
 	if (!busy) die('no phase with functions and syscalls to check');
@@ -155,9 +155,11 @@ async function checkRun(page) {
 	if (fn.length !== busy.functions.rows.length) die(`${busy.name}: ${fn.length} function rows, report.json ${busy.functions.rows.length}`);
 	fn.forEach((c, i) => {
 		const w = busy.functions.rows[i];
-		if (c[4].text !== w.name || c[2].v !== w.self || c[3].v !== w.total || !same(c[0].text, w.self_pct) || !same(c[1].text, w.total_pct))
+		const ci = (r) => `${r[0].toFixed(1)}\u2013${r[1].toFixed(1)}`;
+		if (c[6].text !== w.name || c[4].v !== w.self || c[5].v !== w.total || !same(c[0].text, w.self_pct) || !same(c[2].text, w.total_pct) ||
+		    c[1].text !== ci(w.self_ci_pct) || c[3].text !== ci(w.total_ci_pct))
 			die(`${busy.name} function row ${i}: page ${c.map((x) => x.text).join(' | ')}, report.json ${JSON.stringify(w)}`);
-		checked += 5;
+		checked += 9;
 	});
 	const sys = await tableRows(page, sel + ' table.sys');
 	sys.forEach((c, i) => {
@@ -175,8 +177,8 @@ async function checkRun(page) {
 	if (other) {
 		await page.click(`${sel} .seg button[data-view="${other}"]`);
 		const v = await tableRows(page, sel + ' table.fn');
-		if (v.length !== busy.functions.views[other].length || v[0][4].text !== busy.functions.views[other][0].name)
-			die(`${busy.name}: the ${other} view shows ${v.length} rows led by ${v[0] && v[0][4].text}`);
+		if (v.length !== busy.functions.views[other].length || v[0][6].text !== busy.functions.views[other][0].name)
+			die(`${busy.name}: the ${other} view shows ${v.length} rows led by ${v[0] && v[0][6].text}`);
 		await page.click(`${sel} .seg button[data-view="function"]`);
 	} else if (flag !== 'stripped') {
 		die(`${busy.name}: report.json has no other view to switch to`);
@@ -237,9 +239,12 @@ async function checkDiff(page) {
 			const fr = await tableRows(page, sel + ' table.deltas');
 			fr.forEach((c, i) => {
 				const x = p.functions.rows[i];
-				if (c[5].text !== x.name || !same(c[0].text, x.delta_pts) || !same(c[1].text, x.old_pct) || !same(c[2].text, x.new_pct))
+				const lead = (t) => t.split(' ')[0];
+				if (c[6].text !== x.name || !same(c[0].text, x.delta_pts) || !same(c[1].text, x.delta_ci_half_pts) ||
+				    !same(lead(c[2].text), x.old_pct) || !same(lead(c[3].text), x.new_pct) || !same(c[4].text, x.sigma_pts) ||
+				    !c[2].text.endsWith('\u00b1' + x.old_ci_half_pts.toFixed(1)) || !c[3].text.endsWith('\u00b1' + x.new_ci_half_pts.toFixed(1)))
 					die(`${p.name} delta row ${i}: page ${c.map((y) => y.text).join(' | ')}, diff.json ${JSON.stringify(x)}`);
-				checked += 4;
+				checked += 7;
 			});
 			if (!sorted && fr.length > 2) {
 				sorted = p.name + ': ' + await sortChanges(page, sel + ' table.deltas', 'function');
