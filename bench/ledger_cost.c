@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "attach.h"
+#include "profiler.h"
 #include "log.h"
 
 enum { DETACHED, SAMPLER, LEDGER, NCONF };
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		for (int c = 0; c < NCONF; c++) {
-			struct attach_opts o = { .pid = target, .freq = 997,
+			struct profiler_opts o = { .pid = target, .freq = 997,
 						 .no_ledger = c != LEDGER };
 			struct profiler *p = NULL;
 

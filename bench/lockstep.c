@@ -19,7 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "maps.h"
 #include "procstat.h"
@@ -76,7 +76,7 @@ static char cmd = 'a';
 static int run(const char *path, const char *ms, int freq, bool fixed, double *share,
 	       uint64_t *n, double *rate)
 {
-	struct attach_opts o = { .freq = freq, .enable_on_exec = true, .fixed_period = fixed,
+	struct profiler_opts o = { .freq = freq, .enable_on_exec = true, .fixed_period = fixed,
 				 .no_ledger = true };
 	struct mb_profile prof = {};
 	struct mb_maps maps = {};

@@ -55,7 +55,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "profiler.h"
 #include "drive.h"
 #include "game.h"
 #include "log.h"
@@ -339,7 +339,7 @@ static void drop_stats_fd(void)
 
 static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 {
-	struct attach_opts o = { .pid = b->pid, .freq = b->freq, .running = true,
+	struct profiler_opts o = { .pid = b->pid, .freq = b->freq, .running = true,
 				 .unwind = MUXBPF_UNWIND_AUTO, .exe = b->netmux };
 	double t0 = now_ns();
 

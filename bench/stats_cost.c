@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect_live.h"
 #include "log.h"
 #include "unwind.h"
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 9;
 	long writes = argc > 2 ? atol(argv[2]) : 200000;
-	struct attach_opts o = { .freq = 997, .unwind = MUXBPF_UNWIND_FP };
+	struct profiler_opts o = { .freq = 997, .unwind = MUXBPF_UNWIND_FP };
 	double bare[64], on[64], off[64];
 	uint64_t r0, n0, r1, n1, runs = 0, ns = 0;
 	int fd = open("/dev/null", O_WRONLY);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "profiler.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < NCONF; i++) {
 			int c = (r + i) % NCONF;
-			struct attach_opts o = { .freq = hz, .no_ledger = true, .exe = path,
+			struct profiler_opts o = { .freq = hz, .no_ledger = true, .exe = path,
 						 .unwind = c == FP ? MUXBPF_UNWIND_FP
 								   : MUXBPF_UNWIND_DWARF };
 			struct profiler *p = NULL;

@@ -19,12 +19,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "muxbpf.h"
+#include "common.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-extern volatile __u32 phase;         /* sample.bpf.c */
-extern const volatile __u32 targ_tgid; /* runtime.bpf.c */
-extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
 /* Set between open and load: walk the user call site of every Nth syscall (0: never). */
 const volatile __u32 ledger_site_every = MUXBPF_DEFAULT_SITE_EVERY;
@@ -54,7 +51,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct muxbpf_wake_key);
 	__type(value, struct muxbpf_wake_val);
-	__uint(max_entries, 4096);
+	__uint(max_entries, MUXBPF_DEFAULT_WAKE_KEYS);
 } wakeups SEC(".maps");
 
 struct {
@@ -207,7 +204,7 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 					    PT_REGS_FP_CORE(regs), st);
 		/* the call still counts, under "[no stack]" */
 		if (s->stack_id < 0 && st)
-			st->dropped[s->stack_id == -28 ? MUXBPF_DROP_STACK_FULL
+			st->dropped[s->stack_id == MUXBPF_STACK_FULL ? MUXBPF_DROP_STACK_FULL
 						       : MUXBPF_DROP_STACK_FAILED]++;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "muxbpf.h"
+#include "common.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -18,9 +19,6 @@ volatile __u32 phase;
 /* The last sample's thread and time: src/jitter.c re-draws the period right after a sample. */
 volatile __u32 last_sample_tid;
 volatile __u64 last_sample_ns;
-
-/* bpf/unwind.bpf.c: walk the user stack (fp or CFI, --unwind) and intern it; id or -errno. */
-extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -92,7 +90,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	st->recorded++;
-	if (sid == -28) /* -ENOSPC: the stack map of this depth is full */
+	if (sid == MUXBPF_STACK_FULL) /* the stack map of this depth is full */
 		st->dropped[MUXBPF_DROP_STACK_FULL]++;
 	else if (sid < 0)
 		st->dropped[MUXBPF_DROP_STACK_FAILED]++;

@@ -24,6 +24,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "muxbpf.h"
+#include "common.bpf.h"
 
 /* Set by the loader between open and load. */
 const volatile __u32 unwind_mode = MUXBPF_UNWIND_AUTO;
@@ -533,7 +534,7 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end)
 		return val.id;
 	/* Another CPU stored the same stack first, or the map is full. */
 	old = bpf_map_lookup_elem(map, s->ips);
-	return old ? old->id : -28 /* ENOSPC */;
+	return old ? old->id : MUXBPF_STACK_FULL;
 }
 
 /*

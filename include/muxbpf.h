@@ -193,6 +193,9 @@ _Static_assert(sizeof(struct muxbpf_unwind_req) == 16, "muxbpf_unwind_req layout
  */
 #define MUXBPF_STACK_BUCKETS 4
 #define MUXBPF_STACK_BUCKET_DEPTHS { 16, 32, 64, MUXBPF_MAX_STACK_DEPTH }
+/* The stack id mb_user_stack returns when the bucket of its depth is full (-ENOSPC; the BPF side
+ * has no errno.h). */
+#define MUXBPF_STACK_FULL (-28)
 
 struct muxbpf_stack_val {
 	__u32 id;
@@ -307,6 +310,7 @@ struct muxbpf_wake_val {
 	char comm[MUXBPF_COMM_LEN]; /* the waker's, for MUXBPF_WAKER_TASK */
 };
 _Static_assert(sizeof(struct muxbpf_wake_val) == 24, "muxbpf_wake_val layout");
+#define MUXBPF_DEFAULT_WAKE_KEYS 4096
 
 /* Per-thread time preempted while in user mode (off CPU outside any syscall), per phase. */
 struct muxbpf_thread_key {

@@ -8,18 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "assemble.h"
 #include "fold.h"
 #include "log.h"
 #include "resolve.h"
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Fill one report row from a measured window. */
 static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,

@@ -5,7 +5,7 @@
 
 #include "opts.h"
 #include "report.h"
-#include "run.h"
+#include "session.h"
 #include "sprof.h"
 
 /* Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;

@@ -21,6 +21,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include "cfi.h"
+#include "elfread.h"
 
 /* x86-64 DWARF register numbers. */
 #define REG_RBP 6
@@ -688,25 +689,6 @@ static int scan_section(struct builder *b, Elf_Data *data, uint64_t vaddr, bool 
 	return scan_pass(b, data, vaddr, eh, cfi);
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, shdr) || shdr->sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /* .eh_frame found through PT_GNU_EH_FRAME when there are no section headers. */
 static Elf_Data *eh_frame_from_phdrs(struct builder *b, uint64_t *vaddr)
 {
@@ -744,32 +726,6 @@ static Elf_Data *eh_frame_from_phdrs(struct builder *b, uint64_t *vaddr)
 		}
 	}
 	return NULL;
-}
-
-static void read_build_id(Elf *elf, char *out)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-
-	out[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz <= 20) {
-				for (size_t i = 0; i < nh.n_descsz; i++)
-					sprintf(out + 2 * i, "%02x",
-						((unsigned char *)d->d_buf)[doff + i]);
-				return;
-			}
-		}
-	}
 }
 
 static int cmp_interval(const void *a, const void *b)
@@ -856,7 +812,7 @@ static int build(Elf *elf, struct cfi_table *t)
 	if (b.ehdr.e_ident[EI_CLASS] != ELFCLASS64 || b.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    b.ehdr.e_machine != EM_X86_64)
 		return -ENOTSUP;
-	read_build_id(elf, t->build_id);
+	mb_elf_build_id_hex(elf, t->build_id, sizeof(t->build_id));
 	if (elf_getphdrnum(elf, &nph))
 		return -EINVAL;
 	for (size_t i = 0; i < nph && b.ntext < 16; i++) {
@@ -870,8 +826,9 @@ static int build(Elf *elf, struct cfi_table *t)
 		}
 	}
 
-	scn = find_section(elf, ".eh_frame", &shdr);
-	if (scn) {
+	/* a separate debug file's .eh_frame is SHT_NOBITS: no data there */
+	scn = mb_elf_section(elf, ".eh_frame", &shdr);
+	if (scn && shdr.sh_type != SHT_NOBITS) {
 		data = elf_getdata(scn, NULL);
 		vaddr = shdr.sh_addr;
 	} else {
@@ -884,8 +841,8 @@ static int build(Elf *elf, struct cfi_table *t)
 		dwarf_cfi_end(cfi);
 	}
 
-	scn = find_section(elf, ".debug_frame", &shdr);
-	if (!err && scn && (data = elf_getdata(scn, NULL))) {
+	scn = mb_elf_section(elf, ".debug_frame", &shdr);
+	if (!err && scn && shdr.sh_type != SHT_NOBITS && (data = elf_getdata(scn, NULL))) {
 		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 
 		cfi = dw ? dwarf_getcfi(dw) : NULL;
@@ -909,20 +866,12 @@ int cfi_table__build_file(const char *path, struct cfi_table *out)
 	Elf *elf;
 	int fd, err;
 
-	elf_version(EV_CURRENT);
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	elf = mb_elf_open(path, &fd);
+	if (!elf)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
 	err = build(elf, out);
-	elf_end(elf);
-	close(fd);
+	mb_elf_close(elf, fd);
 	return err;
 }
 

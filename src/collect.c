@@ -156,6 +156,69 @@ static void sampler_cost(struct muxbpf_bpf *skel, struct mb_unwind_summary *u)
 	u->sampler_run_ns = info.run_time_ns;
 }
 
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct mb_stack *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Read the content-addressed bucket maps (fds in MUXBPF_STACK_BUCKET_DEPTHS order).  0 or -errno. */
+static int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stack_table *out)
+{
+	static const int depths[MUXBPF_STACK_BUCKETS] = MUXBPF_STACK_BUCKET_DEPTHS;
+	__u64 key[MUXBPF_MAX_STACK_DEPTH], next[MUXBPF_MAX_STACK_DEPTH];
+	struct muxbpf_stack_val val;
+	size_t cap = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int b = 0; b < MUXBPF_STACK_BUCKETS && !err; b++) {
+		void *prev = NULL;
+
+		while (bpf_map_get_next_key(fds[b], prev, next) == 0) {
+			struct mb_stack *s;
+			uint32_t nr = 0;
+
+			memcpy(key, next, depths[b] * sizeof(__u64));
+			prev = key;
+			if (bpf_map_lookup_elem(fds[b], key, &val))
+				continue;
+			if (out->n == cap) {
+				size_t ncap = cap ? cap * 2 : 1024;
+				void *v = realloc(out->v, ncap * sizeof(*out->v));
+
+				if (!v) {
+					err = -ENOMEM;
+					break;
+				}
+				out->v = v;
+				cap = ncap;
+			}
+			while (nr < (uint32_t)depths[b] && key[nr])
+				nr++;
+			s = &out->v[out->n];
+			s->id = val.id;
+			s->end = val.end;
+			s->nr = nr;
+			s->ips = malloc((nr ? nr : 1) * sizeof(*s->ips));
+			if (!s->ips) {
+				err = -ENOMEM;
+				break;
+			}
+			memcpy(s->ips, key, nr * sizeof(*s->ips));
+			out->n++;
+		}
+	}
+	if (err) {
+		stack_table__free(out);
+		return err;
+	}
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_stack);
+	return 0;
+}
+
 int collect_profile(struct profiler *p, struct mb_profile *out)
 {
 	struct muxbpf_bpf *skel = profiler__skel(p);

@@ -3,7 +3,7 @@
 #ifndef MUXBPF_COLLECT_H
 #define MUXBPF_COLLECT_H
 
-#include "attach.h"
+#include "profiler.h"
 #include "profile.h"
 
 /* Runtime of every thread of the target now (task iterator) plus exited threads.  0 or -errno. */

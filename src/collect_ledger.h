@@ -3,7 +3,7 @@
 #ifndef MUXBPF_COLLECT_LEDGER_H
 #define MUXBPF_COLLECT_LEDGER_H
 
-#include "attach.h"
+#include "profiler.h"
 #include "ledger.h"
 
 /* Every ledger map at the end of a run.  0 or -errno. */

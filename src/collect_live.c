@@ -8,35 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "collect_live.h"
 #include "log.h"
 #include "muxbpf.h"
 #include "mapcount.skel.h"
 #include "muxbpf.skel.h"
-
-bool mapcount_supported(void)
-{
-	static int known = -1;
-	struct btf *vmlinux;
-
-	if (known >= 0)
-		return known;
-	vmlinux = btf__load_vmlinux_btf();
-	known = vmlinux && btf__find_by_name_kind(vmlinux, "bpf_map_sum_elem_count",
-						  BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
-	return known;
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#include "preflight.h"
 
 void cost_read(struct profiler *p, struct mb_cost_reading *out)
 {
@@ -61,51 +40,6 @@ void cost_read(struct profiler *p, struct mb_cost_reading *out)
 		out->progs[out->nprogs].runs = info.run_cnt;
 		out->progs[out->nprogs].run_ns = info.run_time_ns;
 		out->nprogs++;
-	}
-}
-
-static bool is_ledger_prog(const char *name)
-{
-	static const char *const names[] = { "mb_sys_enter", "mb_sys_exit", "mb_sched_switch",
-					     "mb_sched_waking", "mb_hrtimer_entry",
-					     "mb_hrtimer_exit", "mb_softirq_entry",
-					     "mb_softirq_exit" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return false;
-}
-
-void cost_delta(const struct mb_cost_reading *from, const struct mb_cost_reading *to,
-		struct mb_cost *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!from->valid || !to->valid)
-		return;
-	out->valid = true;
-	out->self_cpu_ns = to->self_cpu_ns - from->self_cpu_ns;
-	out->wall_ns = to->t_ns - from->t_ns;
-	for (int i = 0; i < to->nprogs; i++) {
-		const struct mb_prog_cost *b = &to->progs[i], *a = NULL;
-		uint64_t runs, ns;
-
-		for (int j = 0; j < from->nprogs && !a; j++)
-			if (!strcmp(from->progs[j].name, b->name))
-				a = &from->progs[j];
-		runs = b->runs - (a ? a->runs : 0);
-		ns = b->run_ns - (a ? a->run_ns : 0);
-		if (b->run_ns)
-			out->stats = true;
-		out->bpf_runs += runs;
-		out->bpf_ns += ns;
-		if (!strcmp(b->name, "mb_sample")) {
-			out->sampler_runs += runs;
-			out->sampler_ns += ns;
-		} else if (is_ledger_prog(b->name)) {
-			out->ledger_runs += runs;
-			out->ledger_ns += ns;
-		}
 	}
 }
 

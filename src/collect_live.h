@@ -9,14 +9,10 @@
 #define MUXBPF_COLLECT_LIVE_H
 
 #include <stdbool.h>
-#include "attach.h"
+#include "profiler.h"
 #include "cost.h"
 
 struct muxbpf_bpf;
-
-/* Can the kernel count map elements for us (bpf_map_sum_elem_count, in vmlinux's BTF)?  Decides
- * whether bpf/mapcount.bpf.c's own skeleton is loaded at all. */
-bool mapcount_supported(void);
 
 /* The programs' counters and muxbpf's CPU now.  p may be NULL (only muxbpf's CPU).  Cheap:
  * one bpf_obj_get_info_by_fd per program. */

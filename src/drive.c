@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include "clock.h"
 #include "drive.h"
 #include "log.h"
 #include "phases.h"
@@ -461,14 +462,6 @@ struct driver {
 	const struct phase_hooks *hooks; /* of the window running (progress) */
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* What errors name: the phase, or the login / setup around it. */
 static const char *stage(const struct driver *d)
 {
@@ -529,7 +522,7 @@ static int conn_flush(struct driver *d, struct conn *c)
 			return drv_fail(d, -errno, "%s: sending to netmux on the %s connection: %s",
 					stage(d), c->name, strerror(errno));
 		c->out_off += n;
-		d->last_io = now_ms();
+		d->last_io = mono_ms();
 	}
 	c->out_off = c->out_len = 0;
 	return c->pollout ? conn_events(d, c, false) : 0;
@@ -629,7 +622,7 @@ static int conn_read(struct driver *d, struct conn *c)
 				strerror(errno));
 	if (n <= 0)
 		return conn_closed(d, c);
-	d->last_io = now_ms();
+	d->last_io = mono_ms();
 	d->reads++;
 	if (reply_check__feed(c->rc, d->rbuf, n))
 		return drv_fail(d, -EBADMSG, "%s", reply_check__error(c->rc));
@@ -669,9 +662,9 @@ static int wait_for(struct driver *d, wait_fn done, int arg)
 {
 	int err = 0;
 
-	d->last_io = now_ms();
+	d->last_io = mono_ms();
 	while (!err && !done(d, arg)) {
-		double left = d->last_io + d->opts.timeout_ms - now_ms();
+		double left = d->last_io + d->opts.timeout_ms - mono_ms();
 
 		if (left <= 0)
 			return drv_fail(d, -ETIMEDOUT,
@@ -900,13 +893,13 @@ static int idle_logout(struct driver *d)
 /* idle_seconds of nothing, reading (and checking) whatever any session receives. */
 static int idle_window(struct driver *d)
 {
-	double deadline = now_ms() + d->opts.idle_seconds * 1e3;
+	double deadline = mono_ms() + d->opts.idle_seconds * 1e3;
 	int err = reply_check__phase(d->wiz.rc, MUXBPF_PHASE_IDLE, d->nobj);
 
 	for (int i = 0; !err && i < d->nidle; i++)
 		err = reply_check__phase(d->idle[i].rc, MUXBPF_PHASE_IDLE, d->nobj);
-	while (!err && now_ms() < deadline)
-		err = pump(d, (int)(deadline - now_ms()) + 1);
+	while (!err && mono_ms() < deadline)
+		err = pump(d, (int)(deadline - mono_ms()) + 1);
 	return err;
 }
 
@@ -962,14 +955,14 @@ static int run_window(struct driver *d, unsigned int phase, const struct phase_h
 	err = call_hook(d, h->begin, h->ctx, phase, "begin");
 	if (err)
 		return err;
-	t0 = now_ms();
+	t0 = mono_ms();
 	d->reads = 0;
 	d->hooks = h;
 	if (phase == MUXBPF_PHASE_IDLE)
 		err = idle_window(d);
 	else
 		err = run_commands(d, phase, window_commands(d, phase), &r->commands);
-	t1 = now_ms();
+	t1 = mono_ms();
 	d->hooks = NULL;
 	/* end() also after a failure, so that a profiler never stays inside the phase */
 	err2 = call_hook(d, h->end, h->ctx, phase, "end");

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include "clock.h"
 #include "game.h"
 #include "log.h"
 #include "signals.h"
@@ -50,14 +51,6 @@ struct game {
 	int wd_fd;	/* write end of the watchdog's pipe, -1 when none */
 	bool reaped;	/* netmux and its process group are gone */
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void sleep_ms(double ms)
 {
@@ -845,7 +838,7 @@ const char *game__describe_exit(const struct game *g, char *buf, size_t size)
 
 int game__wait_ready(struct game *g, int timeout_ms)
 {
-	double deadline = now_ms() + timeout_ms;
+	double deadline = mono_ms() + timeout_ms;
 	char why[96];
 
 	if (!g->pid)
@@ -861,7 +854,7 @@ int game__wait_ready(struct game *g, int timeout_ms)
 			return 0;
 		if (signals_pending())
 			return -EINTR;
-		if (now_ms() > deadline)
+		if (mono_ms() > deadline)
 			break;
 		sleep_ms(1);
 	}
@@ -1013,14 +1006,14 @@ bool game__exited(struct game *g)
 /* Wait up to ms for netmux to exit, without reaping it: its zombie pins the group id. */
 static bool wait_exit_nowait(const struct game *g, double ms)
 {
-	double deadline = now_ms() + ms;
+	double deadline = mono_ms() + ms;
 	siginfo_t si;
 
 	for (;;) {
 		si.si_pid = 0;
 		if (waitid(P_PID, g->pid, &si, WEXITED | WNOHANG | WNOWAIT) || si.si_pid == g->pid)
 			return true;
-		if (now_ms() >= deadline)
+		if (mono_ms() >= deadline)
 			return false;
 		sleep_ms(1);
 	}

@@ -7,6 +7,11 @@
 #include "ledger.h"
 #include "syscall_names.h"
 
+const char *const ledger_progs[LEDGER_NPROGS] = {
+	"mb_sys_enter",	    "mb_sys_exit",	"mb_sched_switch",  "mb_sched_waking",
+	"mb_hrtimer_entry", "mb_hrtimer_exit", "mb_softirq_entry", "mb_softirq_exit",
+};
+
 const char *syscall_name(uint32_t nr)
 {
 	static char buf[8][24];

@@ -13,6 +13,11 @@
 #include "muxbpf.h"
 #include "profile.h"
 
+/* The ledger's BPF programs (bpf/ledger.bpf.c), by name: attached, left unloaded with
+ * --no-syscalls, and costed as one group. */
+#define LEDGER_NPROGS 8
+extern const char *const ledger_progs[LEDGER_NPROGS];
+
 /* The ledger maps as collected at the end of a run. */
 struct mb_ledger_data {
 	struct { struct muxbpf_sys_key k; struct muxbpf_sys_val v; } *sys;

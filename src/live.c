@@ -11,14 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "collect.h"
-#include "collect_ledger.h"
+#include "clock.h"
 #include "collect_live.h"
 #include "control.h"
 #include "live.h"
 #include "log.h"
 #include "phases.h"
 #include "preflight.h"
+#include "reading.h"
 #include "signals.h"
 #include "target.h"
 #include "unwind.h"
@@ -40,14 +40,6 @@ struct live {
 	bool gone;             /* the target exited */
 	struct proc_times last_proc;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static double since(const struct live *l, uint64_t t)
 {
@@ -80,33 +72,6 @@ void live_unique_name(const struct run *r, const char *name, char *buf, size_t s
 	}
 }
 
-static void reading_free(struct reading *rd)
-{
-	rt_snapshot__free(&rd->rt);
-	inflight__free(&rd->inflight);
-}
-
-/* A deep copy: one reading closes a window and opens the next, with no gap between them. */
-static int reading_copy(struct reading *to, const struct reading *from)
-{
-	*to = *from;
-	to->rt.v = NULL;
-	to->inflight.v = NULL;
-	if (from->rt.n && !(to->rt.v = malloc(from->rt.n * sizeof(*from->rt.v))))
-		return -ENOMEM;
-	if (from->rt.n)
-		memcpy(to->rt.v, from->rt.v, from->rt.n * sizeof(*from->rt.v));
-	if (from->inflight.n && !(to->inflight.v = malloc(from->inflight.n *
-							  sizeof(*from->inflight.v)))) {
-		reading_free(to);
-		return -ENOMEM;
-	}
-	if (from->inflight.n)
-		memcpy(to->inflight.v, from->inflight.v,
-		       from->inflight.n * sizeof(*from->inflight.v));
-	return 0;
-}
-
 static bool target_alive(struct live *l)
 {
 	if (l->gone)
@@ -134,16 +99,9 @@ static int take_reading(struct live *l, struct reading *rd)
 	l->r->live.readings++;
 	if (err == -ETIMEDOUT)
 		l->r->live.readings_busy++;
-	if (l->prof) {
-		err = collect_runtime(l->prof, &rd->rt);
-		if (!err && profiler__has_ledger(l->prof))
-			err = collect_inflight(l->prof, &rd->inflight);
-		if (err) {
-			reading_free(rd);
-			return err;
-		}
-	}
-	rd->t_ns = now_ns();
+	err = reading_collect(l->prof, rd);
+	if (err)
+		return err;
 	cost_read(l->prof, &rd->cost);
 	if (!target_alive(l) || procstat_read(l->pid, &rd->proc))
 		rd->proc = l->last_proc;
@@ -161,17 +119,8 @@ static void set_phase(struct live *l, unsigned int id)
 /* The files mapped at a phase's end: its samples are symbolized from them. */
 static void snapshot_maps(struct live *l, unsigned int id)
 {
-	struct run *r = l->r;
-
-	if (!target_alive(l))
-		return;
-	maps__free(&r->maps[id]);
-	if (maps__read(l->pid, &r->maps[id]))
-		return;
-	if (mb_pins__add(&r->pins, l->pid, &r->maps[id]))
-		pr_warn("failed to hold the target's mapped files open: out of memory");
-	maps__free(&r->last_maps);
-	maps__read(l->pid, &r->last_maps);
+	if (target_alive(l))
+		session_snapshot_maps(l->r, id);
 }
 
 /* Close the open window (if any) at reading rd, which it takes over. */
@@ -255,14 +204,6 @@ static uint64_t rss_kb(void)
 	return n == 2 ? resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024 : 0;
 }
 
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* The periodic check: map occupancy (warns at once), muxbpf's memory. */
 static void check(struct live *l)
 {
@@ -277,7 +218,7 @@ static void check(struct live *l)
 static void reply_status(struct live *l, const struct control_cmd *cmd)
 {
 	const struct window *w = &l->r->windows[l->r->nwindows];
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 	char maps[1024] = "";
 
 	if (l->watch)
@@ -286,8 +227,8 @@ static void reply_status(struct live *l, const struct control_cmd *cmd)
 		       "ok status phase=%s t=%.3f phase_s=%.3f phases=%d pid=%d port=%d cpu_ms=%.1f "
 		       "rss_kb=%" PRIu64 " maps: %s", current_name(l), since(l, now),
 		       l->open ? (double)(now - w->before.t_ns) / 1e9 : 0.0,
-		       l->r->nwindows + l->open, l->pid, l->r->port, (cpu_ns() - l->cpu0_ns) / 1e6,
-		       rss_kb(), maps);
+		       l->r->nwindows + l->open, l->pid, l->r->port,
+		       (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - l->cpu0_ns) / 1e6, rss_kb(), maps);
 }
 
 static void say_switch_error(struct live *l, const struct control_cmd *cmd, int err)
@@ -311,7 +252,7 @@ static int handle(struct live *l, const struct control_cmd *cmd)
 		if (err)
 			say_switch_error(l, cmd, err);
 		else
-			control__reply(l->ctl, cmd, "ok phase %s t=%.3f", name, since(l, now_ns()));
+			control__reply(l->ctl, cmd, "ok phase %s t=%.3f", name, since(l, mono_ns()));
 		return 0;
 	case CONTROL_END:
 		if (!l->open) {
@@ -323,7 +264,7 @@ static int handle(struct live *l, const struct control_cmd *cmd)
 		if (err)
 			say_switch_error(l, cmd, err);
 		else
-			control__reply(l->ctl, cmd, "ok end %s t=%.3f", prev, since(l, now_ns()));
+			control__reply(l->ctl, cmd, "ok end %s t=%.3f", prev, since(l, mono_ns()));
 		return 0;
 	case CONTROL_STOP:
 		return 1;
@@ -384,7 +325,7 @@ static int loop(struct live *l)
 		struct pollfd pf[3] = { { .fd = signals_fd(), .events = POLLIN },
 					{ .fd = l->ctl ? control__fd(l->ctl) : -1, .events = POLLIN },
 					{ .fd = l->pidfd, .events = POLLIN } };
-		uint64_t now = now_ns(), wake = next_check;
+		uint64_t now = mono_ns(), wake = next_check;
 		struct control_cmd cmd;
 
 		if (deadline && deadline < wake)
@@ -406,7 +347,7 @@ static int loop(struct live *l)
 				 "the target's exit (pid %d)", l->pid);
 			break;
 		}
-		now = now_ns();
+		now = mono_ns();
 		if (deadline && now >= deadline) {
 			snprintf(l->r->live.stop_reason, sizeof(l->r->live.stop_reason),
 				 "--duration %g s", o->duration);
@@ -440,7 +381,7 @@ static int loop(struct live *l)
 	}
 	check(l);
 	if (stop_cmd.client >= 0)
-		control__reply(l->ctl, &stop_cmd, "ok stop t=%.3f", since(l, now_ns()));
+		control__reply(l->ctl, &stop_cmd, "ok stop t=%.3f", since(l, mono_ns()));
 	return err;
 }
 
@@ -474,12 +415,12 @@ int live_phases(const struct opts *o, struct profiler *prof, struct run *r, int 
 		if (!l.watch)
 			pr_warn("no map occupancy watch: %s", strerror(errno));
 	}
-	l.t0_ns = now_ns();
-	l.cpu0_ns = cpu_ns();
+	l.t0_ns = mono_ns();
+	l.cpu0_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	check(&l);
 	err = loop(&l);
-	r->live.elapsed_s = since(&l, now_ns());
-	r->live.self_cpu_ns = cpu_ns() - l.cpu0_ns;
+	r->live.elapsed_s = since(&l, mono_ns());
+	r->live.self_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - l.cpu0_ns;
 	r->live.rss_kb = rss_kb();
 	if (l.watch) {
 		r->live.occ = *mapwatch__occ(l.watch);
@@ -569,7 +510,7 @@ static void warm_up(struct profiler *prof, pid_t pid)
 
 int live_session(const struct opts *o, struct run *r)
 {
-	struct attach_opts aopts = { .freq = o->freq, .running = true, .unwind = o->unwind,
+	struct profiler_opts popts = { .freq = o->freq, .running = true, .unwind = o->unwind,
 				     .no_ledger = o->no_syscalls, .site_every = o->site_every,
 				     .max_stacks = o->max_stacks, .max_samples = o->max_samples,
 				     .no_stats = o->no_bpf_stats,
@@ -604,9 +545,9 @@ int live_session(const struct opts *o, struct run *r)
 	if (err)
 		return err;
 	/* a deleted or replaced binary is still readable through /proc/PID/exe */
-	aopts.pid = pid;
-	aopts.exe = n > 0 && access(exe, R_OK) == 0 ? exe : proc_exe;
-	prof = profiler__new(&aopts);
+	popts.pid = pid;
+	popts.exe = n > 0 && access(exe, R_OK) == 0 ? exe : proc_exe;
+	prof = profiler__new(&popts);
 	if (!prof)
 		return -errno;
 	r->live.sampler_threads = profiler__sampler_threads(prof);
@@ -637,10 +578,7 @@ int live_session(const struct opts *o, struct run *r)
 	/* a signal is attach mode's normal end (stop_reason says so), not an interruption */
 	/* the target keeps running: its samples must not outrun the counters read below */
 	profiler__pause(prof);
-	cerr = collect_profile(prof, &r->profile);
-	r->ledger = profiler__has_ledger(prof);
-	if (!cerr && r->ledger)
-		cerr = collect_ledger(prof, &r->ledger_data);
+	cerr = session_collect(prof, r);
 	r->live.threads_seen = (int)r->final.rt.n;
 	profiler__free(prof);
 	if (pidfd >= 0)

@@ -15,9 +15,9 @@
 #ifndef MUXBPF_LIVE_H
 #define MUXBPF_LIVE_H
 
-#include "attach.h"
 #include "opts.h"
-#include "run.h"
+#include "profiler.h"
+#include "session.h"
 
 /* How often the maps' occupancy is checked and muxbpf's memory sampled. */
 #define LIVE_CHECK_MS 1000

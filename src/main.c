@@ -4,13 +4,14 @@
  *
  * The pipeline: options -> run (a throwaway game: run.c; a live process: live.c — start or
  * find it, attach, drive or wait, collect) -> assemble (symbolize, fold, ledgers: assemble.c)
- * -> report and artifacts (report.c, out*.c).  `muxbpf diff` compares two report.json files.
+ * -> report and artifacts (out_text.c, out*.c).  `muxbpf diff` compares two report.json files.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "assemble.h"
 #include "diff.h"
 #include "live.h"
@@ -19,18 +20,11 @@
 #include "out.h"
 #include "progress.h"
 #include "report.h"
+#include "reading.h"
 #include "run.h"
 #include "runs.h"
 #include "signals.h"
 #include "sprof.h"
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* --runs N: N whole runs, each on a fresh game, merged into one report with the spread. */
 static int run_many(const struct opts *o)

@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "flame.h"
 #include "log.h"
 #include "out.h"
 #include "out_folded.h"
 #include "out_html.h"
 #include "out_svg.h"
+#include "out_text.h"
 #include "phases.h"
 #include "progress.h"
 #include "runs.h"
@@ -195,20 +197,12 @@ static int w_html(FILE *f, const void *args, const void *unused1, const void *un
 	return html_run_write(f, a->r, a->rs, a->sp, a->files, a->nfiles);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
 	      const struct sprof *sp, const char *text, size_t len)
 {
 	struct out_ctx ctx = { .dir = dir };
 	struct html_args hp;
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	char name[64];
 	int err;
 
@@ -253,7 +247,7 @@ out_done:
 	write_file(&ctx, "report.html", w_html, &hp, NULL, NULL);
 	if (!ctx.err)
 		pr_verbose("artifacts: %d files, %.1f KiB in %s, written in %.1f ms", ctx.files,
-			   ctx.bytes / 1024.0, dir, now_ms() - t0);
+			   ctx.bytes / 1024.0, dir, mono_ms() - t0);
 	return ctx.err;
 }
 
@@ -263,7 +257,7 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
-	double t0 = now_ms();
+	double t0 = mono_ms();
 	int err = 0;
 
 	progress_clear();
@@ -284,7 +278,7 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 		err = out_write(o->out_dir, r, rs, sp, text, len);
 		if (!err && !o->quiet)
 			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms; the page: "
-				"%s/report.html\n", o->out_dir, now_ms() - t0, o->out_dir);
+				"%s/report.html\n", o->out_dir, mono_ms() - t0, o->out_dir);
 	}
 	free(text);
 	return err;

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include "log.h"
 #include "preflight.h"
 
@@ -166,4 +167,18 @@ void preflight_explain_load(int err, const char *prog)
 	else
 		pr_err("failed to load BPF program %s: %s (run with -v for libbpf's messages)",
 		       prog, strerror(-err));
+}
+
+bool mapcount_supported(void)
+{
+	static int known = -1;
+	struct btf *vmlinux;
+
+	if (known >= 0)
+		return known;
+	vmlinux = btf__load_vmlinux_btf();
+	known = vmlinux && btf__find_by_name_kind(vmlinux, "bpf_map_sum_elem_count",
+						  BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return known;
 }

@@ -3,7 +3,7 @@
  * Before anything is created: can this process load and attach muxbpf's programs here?  Each
  * check that fails prints one line naming what is missing (root or which capability, BTF, BPF in
  * the kernel) and how to get it.  The kernel's own refusals later (perf_event_paranoid, the
- * verifier, locked memory) are explained where they happen (attach.c, preflight_explain_*).
+ * verifier, locked memory) are explained where they happen (profiler.c, preflight_explain_*).
  */
 #ifndef MUXBPF_PREFLIGHT_H
 #define MUXBPF_PREFLIGHT_H
@@ -22,6 +22,10 @@ const char *preflight_caps_str(unsigned int missing, char *buf, unsigned long si
 
 /* BTF, capabilities, the bpf() syscall.  Returns 0 or -errno after one error line. */
 int preflight_bpf(void);
+
+/* Can the kernel count map elements for us (bpf_map_sum_elem_count, in vmlinux's BTF)?  Decides
+ * whether bpf/mapcount.bpf.c's own skeleton is loaded at all. */
+bool mapcount_supported(void);
 
 /* After perf_event_open failed with err: the line that says why (paranoid level, capability). */
 void preflight_explain_perf(int err, int pid);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "phases.h"
 #include "progress.h"
 
@@ -14,20 +15,12 @@ static struct {
 	uint64_t done, total;
 } pg;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void progress_init(bool enabled, int nphases, int nruns)
 {
 	pg.on = enabled && isatty(STDOUT_FILENO);
 	pg.nphases = nphases;
 	pg.nruns = nruns;
-	pg.t0 = now_s();
+	pg.t0 = mono_ms() / 1e3;
 }
 
 bool progress_active(void)
@@ -37,7 +30,7 @@ bool progress_active(void)
 
 static void draw(bool force)
 {
-	double t = now_s(), el = t - pg.phase_t0;
+	double t = mono_ms() / 1e3, el = t - pg.phase_t0;
 	char rate[32] = "";
 
 	if (!pg.on || (!force && t - pg.last_draw < 0.1))
@@ -73,7 +66,7 @@ void progress_phase(unsigned int phase)
 	pg.phase = phase;
 	pg.index++;
 	pg.done = pg.total = 0;
-	pg.phase_t0 = now_s();
+	pg.phase_t0 = mono_ms() / 1e3;
 	draw(true);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The terminal report: header, one row per phase, then each phase's top functions. */
+/* The assembled report, plain data for every writer (out_text.c, out_json.c, ...), and the
+ * checks on it (report_check.c). */
 #ifndef MUXBPF_REPORT_H
 #define MUXBPF_REPORT_H
 
@@ -69,7 +70,6 @@ struct report {
 uint64_t report_dropped(const struct muxbpf_phase_stats *st);
 double report_drop_pct(const struct muxbpf_phase_stats *st);
 
-void report_print(FILE *f, const struct report *r);
 /* The largest |on-CPU - schedstat| over the measured phases, in percent. */
 double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).

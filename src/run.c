@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "attach.h"
-#include "collect.h"
-#include "collect_ledger.h"
+#include "clock.h"
 #include "collect_live.h"
 #include "game.h"
 #include "live.h"
 #include "log.h"
 #include "phases.h"
 #include "preflight.h"
+#include "profiler.h"
 #include "progress.h"
+#include "reading.h"
 #include "run.h"
 #include "signals.h"
 
@@ -51,31 +51,15 @@ static bool target_gone(struct session *s, int wait_ms)
 	return game__exited(s->game);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* The clock bpf_ktime_get_ns() reads: ledger timestamps compare with it. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * A reading once netmux is gone: the BPF side still knows every thread's final runtime (the exit
  * handler kept it); /proc does not, so the last /proc values stand in (nothing counted after).
  */
 static int take_dead_reading(struct session *s, struct reading *rd)
 {
-	int err = 0;
+	int err = reading_collect(s->prof, rd);
 
-	rt_snapshot__free(&rd->rt);
-	inflight__free(&rd->inflight);
-	if (s->prof) {
-		err = collect_runtime(s->prof, &rd->rt);
-		if (!err && profiler__has_ledger(s->prof))
-			err = collect_inflight(s->prof, &rd->inflight);
-	}
-	rd->t_ns = now_ns();
+	rd->t_ns = mono_ns();
 	rd->proc = s->last_proc;
 	return err;
 }
@@ -90,14 +74,9 @@ static int take_reading(struct session *s, struct reading *rd)
 			QUIESCE_TIMEOUT_MS);
 	else if (err)
 		return target_gone(s, 200) ? take_dead_reading(s, rd) : err;
-	if (s->prof) {
-		err = collect_runtime(s->prof, &rd->rt);
-		if (!err && profiler__has_ledger(s->prof))
-			err = collect_inflight(s->prof, &rd->inflight);
-		if (err)
-			return err;
-	}
-	rd->t_ns = now_ns();
+	err = reading_collect(s->prof, rd);
+	if (err)
+		return err;
 	cost_read(s->prof, &rd->cost);
 	err = procstat_read(s->r->pid, &rd->proc);
 	if (err)
@@ -165,20 +144,11 @@ static int hook_begin(void *ctx, unsigned int phase)
 
 static int snapshot_maps(struct session *s, unsigned int phase)
 {
-	struct mb_maps *m = &s->r->maps[phase];
-	int err;
+	int err = session_snapshot_maps(s->r, phase);
 
-	maps__free(m);
-	err = maps__read(s->r->pid, m);
-	if (err) {
+	if (err)
 		pr_err("failed to read /proc/%d/maps: %s", s->r->pid, strerror(-err));
-		return err;
-	}
-	/* the files mapped now stay readable after a dlclose or netmux's exit */
-	if (mb_pins__add(&s->r->pins, s->r->pid, m))
-		pr_warn("failed to hold the files mapped by netmux open: out of memory");
-	maps__free(&s->r->last_maps);
-	return maps__read(s->r->pid, &s->r->last_maps);
+	return err;
 }
 
 static int hook_end(void *ctx, unsigned int phase)
@@ -222,7 +192,7 @@ static int start_game(struct session *s)
 	struct game_opts gopts = { .netmux = s->o->netmux, .template = s->o->game,
 				   .keep = s->o->keep, .user = netmux_user(s->o),
 				   .port = s->o->port };
-	struct attach_opts aopts = { .freq = s->o->freq, .enable_on_exec = true,
+	struct profiler_opts popts = { .freq = s->o->freq, .enable_on_exec = true,
 				     .no_ledger = s->o->no_syscalls,
 				     .site_every = s->o->site_every, .unwind = s->o->unwind,
 				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
@@ -246,8 +216,8 @@ static int start_game(struct session *s)
 	if (s->o->no_profile || signals_pending())
 		return signals_pending() ? -EINTR : 0;
 	s->stage = "loading BPF";
-	aopts.pid = s->r->pid;
-	s->prof = profiler__new(&aopts);
+	popts.pid = s->r->pid;
+	s->prof = profiler__new(&popts);
 	if (!s->prof)
 		return -errno;
 	return signals_pending() ? -EINTR : 0;
@@ -258,18 +228,18 @@ static int boot(struct session *s)
 {
 	bool measured = wants(s->o, MUXBPF_PHASE_BOOT);
 	struct phase_result *res;
-	struct timespec t0, t1;
+	uint64_t t0, t1;
 	int err;
 
 	s->stage = "boot";
 	if (measured && (err = hook_begin(s, MUXBPF_PHASE_BOOT)))
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mono_ns();
 	err = game__release(s->game);
 	s->released = !err;
 	if (!err)
 		err = game__wait_ready(s->game, BOOT_TIMEOUT_MS);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t1 = mono_ns();
 	if (!measured)
 		return err;
 	/* A boot cut short still closes its window: what netmux did so far is reported. */
@@ -280,7 +250,7 @@ static int boot(struct session *s)
 		snprintf(res->error, sizeof(res->error), "boot: %s",
 			 err == -EINTR ? "interrupted" : strerror(-err));
 	s->r->windows[s->r->nwindows].partial = err == -EINTR;
-	res->wall_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	res->wall_s = (t1 - t0) / 1e9;
 	return hook_end(s, MUXBPF_PHASE_BOOT) ?: err;
 }
 
@@ -391,10 +361,7 @@ int run_session(const struct opts *o, struct run *r)
 			snapshot_maps(&s, MUXBPF_PHASE_NONE);
 	}
 	if (s.prof) {
-		cerr = collect_profile(s.prof, &r->profile);
-		r->ledger = profiler__has_ledger(s.prof);
-		if (!cerr && r->ledger)
-			cerr = collect_ledger(s.prof, &r->ledger_data);
+		cerr = session_collect(s.prof, r);
 		if (cerr && !err)
 			err = cerr;
 	}
@@ -402,26 +369,4 @@ int run_session(const struct opts *o, struct run *r)
 	profiler__free(s.prof);
 	game__free(s.game);
 	return err;
-}
-
-static void reading_free(struct reading *rd)
-{
-	rt_snapshot__free(&rd->rt);
-	inflight__free(&rd->inflight);
-}
-
-void run__free(struct run *r)
-{
-	for (int i = 0; i < MUXBPF_MAX_PHASES; i++) {
-		reading_free(&r->windows[i].before);
-		reading_free(&r->windows[i].after);
-	}
-	reading_free(&r->start);
-	reading_free(&r->final);
-	for (int i = 0; i < MUXBPF_MAX_PHASES; i++)
-		maps__free(&r->maps[i]);
-	maps__free(&r->last_maps);
-	mb_pins__free(&r->pins);
-	profile__free(&r->profile);
-	ledger_data__free(&r->ledger_data);
 }

@@ -2,18 +2,17 @@
 /* The symbolized, run-independent profile the artifact writers read. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "elfread.h"
 #include "fold.h"
 #include "ledger.h"
 #include "report.h"
 #include "resolve.h"
-#include "run.h"
+#include "session.h"
 #include "sprof.h"
 
 void sprof_init(struct sprof *sp, int freq)
@@ -28,8 +27,6 @@ double sprof_period_ns(const struct sprof *sp)
 }
 
 /* fold.c's row label (the function view): the artifacts and the report name frames alike. */
-int fold_frame_label(enum fold_by by, const struct mb_sym *f, char *buf, size_t size);
-
 void sprof_frame_label(const struct mb_sym *f, char *buf, size_t size)
 {
 	fold_frame_label(FOLD_BY_FUNCTION, f, buf, size);
@@ -37,46 +34,17 @@ void sprof_frame_label(const struct mb_sym *f, char *buf, size_t size)
 
 int sprof_read_build_id(const char *path, char *hex, size_t size)
 {
-	Elf_Scn *scn = NULL;
-	int fd, err = 0;
+	int fd;
 	Elf *elf;
 
 	if (size)
 		hex[0] = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	elf = mb_elf_open(path, &fd);
+	if (!elf)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out_end;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf + doff;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + noff, "GNU", 4))
-				continue;
-			for (size_t i = 0; i < nh.n_descsz && 2 * i + 2 < size; i++)
-				snprintf(hex + 2 * i, 3, "%02x", d[i]);
-			goto out_end;
-		}
-	}
-out_end:
-	elf_end(elf);
-	close(fd);
-	return err;
+	mb_elf_build_id_hex(elf, hex, size);
+	mb_elf_close(elf, fd);
+	return 0;
 }
 
 /* Index of the mapping record for path, created (with build-id and size) when new; the

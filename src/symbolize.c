@@ -8,8 +8,8 @@
  * into their tables.  Each image memoizes its answers per address (a stack's frames repeat a
  * few thousand addresses many times), so nothing is re-opened or re-indexed per address.
  *
- * ELF_C_READ rather than ELF_C_READ_MMAP: the tables are read into memory, so a binary rewritten
- * in place (cp over it, after netmux exits) cannot SIGBUS us.
+ * ELF_C_READ rather than ELF_C_READ_MMAP, as everywhere (elfread.h): the tables are read into
+ * memory, so a binary rewritten in place (cp over it, after netmux exits) cannot SIGBUS us.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include "elfread.h"
 #include "log.h"
 #include "symbolize.h"
 
@@ -33,7 +33,6 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define DELETED_SUFFIX " (deleted)"
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
-#define BUILD_ID_MAX 64
 #define MAX_INLINE 64                /* deeper inline chains keep their innermost frames */
 #define MINIDEBUG_MAX (256u << 20)   /* bound on a decompressed .gnu_debugdata */
 
@@ -72,9 +71,9 @@ struct image {
 	int fd;
 	Elf *elf;
 	void *mem;         /* the vdso copy behind an elf_memory() Elf */
-	unsigned char build_id[BUILD_ID_MAX];
+	unsigned char build_id[MB_BUILD_ID_MAX];
 	size_t build_id_len;
-	char build_id_hex[2 * BUILD_ID_MAX + 1];
+	char build_id_hex[2 * MB_BUILD_ID_MAX + 1];
 	struct seg *segs;
 	size_t nsegs;
 	struct sym *syms;
@@ -421,7 +420,6 @@ static int add_table(Elf *elf, bool symtab, struct cands *c)
 	return err;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *name);
 
 /*
  * PLT stubs have no symbol: name them "fn@plt" from .rela.plt, as perf does.  x86-64 only:
@@ -430,7 +428,8 @@ static Elf_Scn *find_section(Elf *elf, const char *name);
  */
 static int add_plt(struct image *img, struct cands *c)
 {
-	Elf_Scn *rela = find_section(img->elf, ".rela.plt"), *plt = find_section(img->elf, ".plt.sec");
+	Elf_Scn *rela = mb_elf_section(img->elf, ".rela.plt", NULL);
+	Elf_Scn *plt = mb_elf_section(img->elf, ".plt.sec", NULL);
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Data *rd, *dd;
 	GElf_Ehdr eh;
@@ -438,7 +437,7 @@ static int add_plt(struct image *img, struct cands *c)
 	Elf_Scn *dyn;
 
 	if (!plt) {
-		plt = find_section(img->elf, ".plt");
+		plt = mb_elf_section(img->elf, ".plt", NULL);
 		first = 1;
 	}
 	if (!rela || !plt || !gelf_getehdr(img->elf, &eh) || eh.e_machine != EM_X86_64 ||
@@ -548,109 +547,10 @@ static int index_segs(struct image *img)
 
 /* --- build-id, debuglink, separate debuginfo, MiniDebugInfo ----------------------------------- */
 
-/* The GNU build-id note, from the section headers (kept by strip and --only-keep-debug). */
-static bool read_build_id(Elf *elf, unsigned char *id, size_t *len)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		size_t off = 0, next, name_off, desc_off;
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0 &&
-			    nh.n_descsz && nh.n_descsz <= BUILD_ID_MAX) {
-				memcpy(id, (const char *)d->d_buf + desc_off, nh.n_descsz);
-				*len = nh.n_descsz;
-				return true;
-			}
-			off = next;
-		}
-	}
-	return false;
-}
-
-/* The section called name, or NULL. */
-static Elf_Scn *find_section(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/* Sections with contents (not SHT_NOBITS) called name or .zdebug... */
-static bool has_data_section(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = find_section(elf, name);
-	GElf_Shdr sh;
-
-	return scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && sh.sh_size;
-}
-
-static bool has_symtab(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size > sh.sh_entsize)
-			return true;
-	}
-	return false;
-}
-
-/*
- * libdw 0.188 runs strlen off the end of a string section that lacks its final NUL (found by
- * fuzz/fuzz_symbolize): the DWARF of such a file is not used.  Compressed sections are
- * checked by libdw after inflating.
- */
-static bool dwarf_strings_terminated(Elf *elf)
-{
-	static const char *const names[] = { ".debug_str", ".debug_line_str" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		Elf_Scn *scn = find_section(elf, names[i]);
-		Elf_Data *d;
-		GElf_Shdr sh;
-
-		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    (sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && d->d_size && ((const char *)d->d_buf)[d->d_size - 1] != '\0')
-			return false;
-	}
-	return true;
-}
-
-static bool has_dwarf(Elf *elf)
-{
-	return (has_data_section(elf, ".debug_info") || has_data_section(elf, ".zdebug_info")) &&
-	       dwarf_strings_terminated(elf);
-}
-
 /* .gnu_debuglink: a file name, NUL, padding to 4, a CRC32 of the debug file. */
 static void read_debuglink(struct image *img)
 {
-	Elf_Scn *scn = find_section(img->elf, ".gnu_debuglink");
+	Elf_Scn *scn = mb_elf_section(img->elf, ".gnu_debuglink", NULL);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	const char *name;
 	size_t len, crc_off;
@@ -671,28 +571,13 @@ static void read_debuglink(struct image *img)
 	img->debuglink_crc = crc;
 }
 
-static bool file_crc32(int fd, uint32_t *out)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0, Z_NULL, 0);
-	off_t off = 0;
-	ssize_t n;
-
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		crc = crc32(crc, buf, (uInt)n);
-		off += n;
-	}
-	*out = (uint32_t)crc;
-	return n == 0;
-}
-
 /*
  * Use path as img's debuginfo if it is an ELF with the same build-id (or, for a debuglink
  * candidate of a file without one, the CRC the link records) and holds what the file lacks.
  */
 static bool try_debug_file(struct image *img, const char *path, bool by_link)
 {
-	unsigned char id[BUILD_ID_MAX];
+	unsigned char id[MB_BUILD_ID_MAX];
 	size_t len = 0;
 	struct stat st;
 	uint32_t crc;
@@ -707,16 +592,16 @@ static bool try_debug_file(struct image *img, const char *path, bool by_link)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out_end;
-	if (read_build_id(elf, id, &len) && img->build_id_len) {
+	if (mb_elf_build_id(elf, id, &len) && img->build_id_len) {
 		if (len != img->build_id_len || memcmp(id, img->build_id, len)) {
 			pr_verbose("ignoring debug file %s: another build-id", path);
 			goto out_end;
 		}
-	} else if (!by_link || !file_crc32(fd, &crc) || crc != img->debuglink_crc) {
+	} else if (!by_link || !mb_file_crc32(fd, &crc) || crc != img->debuglink_crc) {
 		pr_verbose("ignoring debug file %s: no matching build-id or debuglink CRC", path);
 		goto out_end;
 	}
-	if (!has_symtab(elf) && !has_dwarf(elf))
+	if (!mb_elf_has_symtab(elf) && !mb_elf_has_dwarf(elf))
 		goto out_end;
 	img->dbg_fd = fd;
 	img->dbg_elf = elf;
@@ -764,7 +649,7 @@ static void split_path(const char *path, char *dir, size_t size, const char **ba
 static void find_debug(const struct symbolizer *s, struct image *img, const char *path)
 {
 	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *home = getenv("HOME"), *base;
-	char dir[4096], hex[2 * BUILD_ID_MAX + 1];
+	char dir[4096], hex[2 * MB_BUILD_ID_MAX + 1];
 
 	if (s->no_debug)
 		return;
@@ -796,7 +681,7 @@ static void find_debug(const struct symbolizer *s, struct image *img, const char
 /* Decompress .gnu_debugdata (an xz-compressed ELF with the symbols .dynsym lacks). */
 static void open_minidebuginfo(struct image *img)
 {
-	Elf_Scn *scn = find_section(img->elf, ".gnu_debugdata");
+	Elf_Scn *scn = mb_elf_section(img->elf, ".gnu_debugdata", NULL);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	lzma_stream strm = LZMA_STREAM_INIT;
 	size_t cap = 0, len = 0;
@@ -846,9 +731,9 @@ static void open_minidebuginfo(struct image *img)
 /* DWARF from the file itself, else from its debuginfo. */
 static void open_dwarf(struct image *img)
 {
-	if (has_dwarf(img->elf))
+	if (mb_elf_has_dwarf(img->elf))
 		img->dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
-	if (!img->dw && img->dbg_elf && has_dwarf(img->dbg_elf))
+	if (!img->dw && img->dbg_elf && mb_elf_has_dwarf(img->dbg_elf))
 		img->dw = dwarf_begin_elf(img->dbg_elf, DWARF_C_READ, NULL);
 	img->info.dwarf = img->dw != NULL;
 }
@@ -900,12 +785,12 @@ static void image_free(struct image *img)
 static int image_get(struct symbolizer *s, const char *path, int fd, Elf *elf, void *mem,
 		     struct image **out)
 {
-	unsigned char id[BUILD_ID_MAX];
+	unsigned char id[MB_BUILD_ID_MAX];
 	struct image *img;
 	size_t len = 0;
 	int err;
 
-	if (elf_kind(elf) == ELF_K_ELF && read_build_id(elf, id, &len)) {
+	if (elf_kind(elf) == ELF_K_ELF && mb_elf_build_id(elf, id, &len)) {
 		for (img = s->images; img; img = img->next) {
 			if (img->build_id_len == len && !memcmp(img->build_id, id, len)) {
 				elf_end(elf);
@@ -946,9 +831,9 @@ static int image_get(struct symbolizer *s, const char *path, int fd, Elf *elf, v
 	for (size_t i = 0; i < len; i++)
 		snprintf(img->build_id_hex + 2 * i, 3, "%02x", id[i]);
 	read_debuglink(img);
-	if (!has_symtab(elf) || !has_dwarf(elf))
+	if (!mb_elf_has_symtab(elf) || !mb_elf_has_dwarf(elf))
 		find_debug(s, img, path);
-	if (!has_symtab(elf) && !(img->dbg_elf && has_symtab(img->dbg_elf)))
+	if (!mb_elf_has_symtab(elf) && !(img->dbg_elf && mb_elf_has_symtab(img->dbg_elf)))
 		open_minidebuginfo(img);
 	err = index_syms(img);
 	if (err)
@@ -1350,7 +1235,7 @@ static uint32_t get_u32(const unsigned char *p)
  */
 static void load_fde_starts(struct image *img)
 {
-	Elf_Scn *scn = find_section(img->elf, ".eh_frame_hdr");
+	Elf_Scn *scn = mb_elf_section(img->elf, ".eh_frame_hdr", NULL);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	const unsigned char *b;
 	size_t off = 4, count, ptr_size;

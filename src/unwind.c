@@ -33,6 +33,8 @@
 #include <gelf.h>
 #include <libelf.h>
 #include "cfi.h"
+#include "clock.h"
+#include "elfread.h"
 #include "log.h"
 #include "maps.h"
 #include "muxbpf.h"
@@ -109,14 +111,6 @@ struct unwinder {
 	int stats_fd;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- rule dedupe -------------------------------------------------------------------------------- */
 
 static uint64_t info_hash(const struct muxbpf_unwind_info *in)
@@ -187,14 +181,11 @@ static void read_segments(struct table *t, const char *path, const void *image, 
 	size_t nph;
 	int fd = -1;
 
-	elf_version(EV_CURRENT);
 	if (image) {
+		elf_version(EV_CURRENT);
 		elf = elf_memory((char *)image, size);
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return;
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	} else if (!(elf = mb_elf_open(path, &fd))) {
+		return;
 	}
 	if (elf && elf_getphdrnum(elf, &nph) == 0) {
 		for (size_t i = 0; i < nph && t->nseg < 8; i++) {
@@ -208,9 +199,7 @@ static void read_segments(struct table *t, const char *path, const void *image, 
 			t->nseg++;
 		}
 	}
-	elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	mb_elf_close(elf, fd);
 }
 
 /* Dedupe the table's rules into the global dictionary. */
@@ -285,10 +274,10 @@ static struct table *get_table(struct unwinder *u, const char *key, const char *
 	}
 	u->tables = v;
 	u->tables[u->ntables++] = t;
-	t0 = now_ms();
+	t0 = mono_ms();
 	t->err = image ? cfi_table__build_mem(image, size, &t->cfi)
 		       : cfi_table__build_file(path, &t->cfi);
-	t->build_ms = now_ms() - t0;
+	t->build_ms = mono_ms() - t0;
 	if (!t->err && t->cfi.hi - t->cfi.lo > 0xffffffffull)
 		t->err = -E2BIG;
 	if (t->err) {
@@ -557,7 +546,7 @@ static int on_request(void *ctx, void *data, size_t size)
 static void *serve(void *arg)
 {
 	struct unwinder *u = arg;
-	double last = now_ms();
+	double last = mono_ms();
 
 	while (!u->stop) {
 		ring_buffer__poll(u->rb, __atomic_load_n(&u->poll_ms, __ATOMIC_RELAXED));
@@ -566,10 +555,10 @@ static void *serve(void *arg)
 			refresh_locked(u, u->pending[i]);
 		u->npending = 0;
 		/* Mappings replaced in place (munmap + mmap) send no request: recheck. */
-		if (now_ms() - last >= __atomic_load_n(&u->recheck_ms, __ATOMIC_RELAXED)) {
+		if (mono_ms() - last >= __atomic_load_n(&u->recheck_ms, __ATOMIC_RELAXED)) {
 			for (int i = u->nprocs - 1; i >= 0; i--)
 				refresh_locked(u, u->procs[i].pid);
-			last = now_ms();
+			last = mono_ms();
 		}
 		pthread_mutex_unlock(&u->lock);
 	}
@@ -598,15 +587,9 @@ static int read_deps(const char *path, char ***needed, int *nneeded, char *runpa
 	*nneeded = 0;
 	*needed = NULL;
 	runpath[0] = interp[0] = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	elf = mb_elf_open(path, &fd);
+	if (!elf)
 		return -errno;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		close(fd);
-		return -ENOEXEC;
-	}
 	if (elf_getphdrnum(elf, &nph) == 0) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
@@ -653,8 +636,7 @@ static int read_deps(const char *path, char ***needed, int *nneeded, char *runpa
 			}
 		}
 	}
-	elf_end(elf);
-	close(fd);
+	mb_elf_close(elf, fd);
 	return 0;
 }
 
@@ -893,68 +875,4 @@ void unwinder__free(struct unwinder *u)
 	free(u->infos.hash);
 	pthread_mutex_destroy(&u->lock);
 	free(u);
-}
-
-/* ---- stack maps -------------------------------------------------------------------------------- */
-
-static int cmp_stack(const void *a, const void *b)
-{
-	const struct mb_stack *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stack_table *out)
-{
-	static const int depths[MUXBPF_STACK_BUCKETS] = MUXBPF_STACK_BUCKET_DEPTHS;
-	__u64 key[MUXBPF_MAX_STACK_DEPTH], next[MUXBPF_MAX_STACK_DEPTH];
-	struct muxbpf_stack_val val;
-	size_t cap = 0;
-	int err = 0;
-
-	memset(out, 0, sizeof(*out));
-	for (int b = 0; b < MUXBPF_STACK_BUCKETS && !err; b++) {
-		void *prev = NULL;
-
-		while (bpf_map_get_next_key(fds[b], prev, next) == 0) {
-			struct mb_stack *s;
-			uint32_t nr = 0;
-
-			memcpy(key, next, depths[b] * sizeof(__u64));
-			prev = key;
-			if (bpf_map_lookup_elem(fds[b], key, &val))
-				continue;
-			if (out->n == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				void *v = realloc(out->v, ncap * sizeof(*out->v));
-
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				out->v = v;
-				cap = ncap;
-			}
-			while (nr < (uint32_t)depths[b] && key[nr])
-				nr++;
-			s = &out->v[out->n];
-			s->id = val.id;
-			s->end = val.end;
-			s->nr = nr;
-			s->ips = malloc((nr ? nr : 1) * sizeof(*s->ips));
-			if (!s->ips) {
-				err = -ENOMEM;
-				break;
-			}
-			memcpy(s->ips, key, nr * sizeof(*s->ips));
-			out->n++;
-		}
-	}
-	if (err) {
-		stack_table__free(out);
-		return err;
-	}
-	if (out->n > 1)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_stack);
-	return 0;
 }

@@ -4,7 +4,7 @@
  * CFI once per build-id (src/cfi.c), write the rows into the mmapped rows/rules arrays, and keep
  * one record of mapping ranges per process.  A thread serves the walker's reload requests (a
  * ring buffer: a sample's pc was in no known mapping, e.g. after exec or dlopen) and rechecks
- * known processes' maps twice a second.  No skeleton here: attach.c passes map fds.
+ * known processes' maps twice a second.  No skeleton here: profiler.c passes map fds.
  *
  * Life: unwinder__new -> unwinder__prepare(exe) (optional: prebuild the exe's and its
  * libraries' tables) -> unwinder__capacity (map sizes for open->load) -> load the skeleton ->
@@ -54,9 +54,5 @@ void unwinder__disable_stats(struct unwinder *u);
  */
 void unwinder__set_pace(struct unwinder *u, int poll_ms, int recheck_ms);
 void unwinder__free(struct unwinder *u);
-
-/* ---- reading the content-addressed stack maps back (collect.c) ---- */
-/* Read the bucket maps (fds in MUXBPF_STACK_BUCKET_DEPTHS order).  0 or -errno. */
-int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stack_table *out);
 
 #endif /* MUXBPF_UNWIND_H */

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "collect_ledger.h"
 #include "procstat.h"

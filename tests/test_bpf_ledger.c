@@ -37,7 +37,7 @@ static struct run R;
 /* One target, four phases, everything collected once for all the tests below. */
 static int setup(void **state)
 {
-	struct attach_opts opts = { .freq = 997, .enable_on_exec = true };
+	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
 	static const char cmds[PH__COUNT] = { 0, 'u', 'w', 's', 'p' };
 	struct profiler *p;
 

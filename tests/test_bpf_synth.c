@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <math.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "maps.h"
 #include "procstat.h"
@@ -99,7 +99,7 @@ static void test_phases_split_and_oncpu(void **state)
 	struct mb_profile prof = {};
 	struct shares one, two;
 	struct mb_maps maps = {};
-	struct attach_opts opts = { .freq = 997, .enable_on_exec = true };
+	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
 	struct profiler *p;
 	struct target t;
 	char ack[8];
@@ -157,7 +157,7 @@ static void test_phases_split_and_oncpu(void **state)
 /* Every sample the program ran for is recorded or counted as dropped. */
 static void test_accounting_closes(void **state)
 {
-	struct attach_opts opts = { .freq = 997, .enable_on_exec = true };
+	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
 	struct mb_profile prof = {};
 	struct profiler *p;
 	struct target t;

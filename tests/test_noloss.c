@@ -20,7 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "game.h"
 #include "preflight.h"
@@ -36,7 +36,7 @@
  * check that every sample the program ran for is accounted for. */
 static void run_tiny(uint32_t max_samples, uint32_t max_stacks, struct muxbpf_phase_stats *out)
 {
-	struct attach_opts opts = { .freq = 9999, .enable_on_exec = true,
+	struct profiler_opts opts = { .freq = 9999, .enable_on_exec = true,
 				    .max_samples = max_samples, .max_stacks = max_stacks,
 				    .unwind = MUXBPF_UNWIND_AUTO };
 	struct mb_profile prof = {};

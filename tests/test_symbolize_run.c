@@ -26,6 +26,7 @@
 #include "opts.h"
 #include "phases.h"
 #include "resolve.h"
+#include "reading.h"
 #include "run.h"
 #include "testutil.h"
 

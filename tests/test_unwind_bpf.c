@@ -26,7 +26,7 @@
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "maps.h"
 #include "muxbpf.skel.h"
@@ -172,7 +172,7 @@ static void check_chain(struct symbolizer *sym, const struct mb_maps *maps,
 static void run_cmd(const char *target, char cmd, const struct chain *chain, int mode,
 		    struct result *r)
 {
-	struct attach_opts opts = { .freq = 997, .enable_on_exec = true, .unwind = mode,
+	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true, .unwind = mode,
 				    .no_ledger = true };
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);

@@ -2,17 +2,17 @@
 /*
  * The profiler's BPF side for one target process: open and load the skeleton, attach the
  * user-only cpu-clock sampler to the (paused) target with inherit, the exit handler, and the
- * runtime iterator; switch phases; detach everything on free.  Only attach.c and collect.c
- * include the skeleton.
+ * runtime iterator; switch phases; detach everything on free.  Only this module and the
+ * collect*.c readers include the skeleton.
  */
-#ifndef MUXBPF_ATTACH_H
-#define MUXBPF_ATTACH_H
+#ifndef MUXBPF_PROFILER_H
+#define MUXBPF_PROFILER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-struct attach_opts {
+struct profiler_opts {
 	pid_t pid;             /* target process (a paused child, or a running process) */
 	int freq;              /* sampling frequency, Hz */
 	uint32_t max_stacks;   /* stack map entries (0: default) */
@@ -31,7 +31,7 @@ struct profiler;
 struct muxbpf_bpf;
 
 /* Load and attach.  NULL with errno set; the reason is printed once. */
-struct profiler *profiler__new(const struct attach_opts *opts);
+struct profiler *profiler__new(const struct profiler_opts *opts);
 /* Make the sampler count under phase id from now on. */
 void profiler__set_phase(struct profiler *p, unsigned int phase);
 unsigned int profiler__phase(const struct profiler *p);
@@ -46,10 +46,9 @@ bool profiler__has_ledger(const struct profiler *p);
 /* Threads given a sampler event of their own at attach (running targets; 0 otherwise). */
 int profiler__sampler_threads(const struct profiler *p);
 
-/* For collect.c only. */
+/* For the collect*.c readers (the skeleton) and live.c (the unwinder's pace). */
 struct muxbpf_bpf *profiler__skel(struct profiler *p);
 struct unwinder *profiler__unwinder(struct profiler *p);
 int profiler__iter_fd(struct profiler *p);
-pid_t profiler__pid(const struct profiler *p);
 
-#endif /* MUXBPF_ATTACH_H */
+#endif /* MUXBPF_PROFILER_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The report's sections on the profiler itself: its cost per phase, and for live sessions how
  * the target was attached, what ended the run, muxbpf's CPU and memory, the maps' occupancy. */
-#ifndef MUXBPF_REPORT_LIVE_H
-#define MUXBPF_REPORT_LIVE_H
+#ifndef MUXBPF_OUT_TEXT_LIVE_H
+#define MUXBPF_OUT_TEXT_LIVE_H
 
 #include <stdio.h>
 #include "report.h"
@@ -11,4 +11,4 @@ void report_print_live(FILE *f, const struct report *r);
 /* A phase's "profiler cost" line: BPF run time and muxbpf's CPU in the window. */
 void report_print_cost(FILE *f, const struct report_phase *p);
 
-#endif /* MUXBPF_REPORT_LIVE_H */
+#endif /* MUXBPF_OUT_TEXT_LIVE_H */

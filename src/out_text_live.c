@@ -2,7 +2,7 @@
 /* The profiler's own cost per phase, the live session's header and the maps' occupancy. */
 #include <inttypes.h>
 #include "phases.h"
-#include "report_live.h"
+#include "out_text_live.h"
 
 static double pct(double part, double whole)
 {

@@ -14,14 +14,15 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "clock.h"
 #include "jitter.h"
-#include "collect_live.h"
+#include "ledger.h"
 #include "log.h"
 #include "procstat.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "preflight.h"
+#include "profiler.h"
 #include "target.h"
 #include "unwind.h"
 
@@ -34,7 +35,7 @@ struct profiler {
 	struct bpf_link *iter_link;
 	int iter_link_fd;
 	struct unwinder *unw;
-	struct bpf_link *ledger_links[8];
+	struct bpf_link *ledger_links[LEDGER_NPROGS];
 	bool ledger;
 	/* a running target (opts->running): one sampler event and link per thread at attach */
 	int *thread_fds; /* pairs: event fd, link fd */
@@ -219,7 +220,7 @@ static int attach_threads(struct profiler *p, int freq, int prog_fd)
  * Link the sampler program to the event ourselves: libbpf 1.1's attach_perf_event always issues
  * PERF_EVENT_IOC_ENABLE, which would defeat enable_on_exec and sample the pre-exec child.
  */
-static int attach_sampler(struct profiler *p, const struct attach_opts *opts)
+static int attach_sampler(struct profiler *p, const struct profiler_opts *opts)
 {
 	int prog_fd = bpf_program__fd(p->skel->progs.mb_sample);
 
@@ -243,7 +244,7 @@ static int attach_sampler(struct profiler *p, const struct attach_opts *opts)
 }
 
 /* Random sampling periods on every event of ours (the inherited ones keep the first). */
-static int start_jitter(struct profiler *p, const struct attach_opts *opts)
+static int start_jitter(struct profiler *p, const struct profiler_opts *opts)
 {
 	int n = p->perf_fd >= 0 ? 1 : p->nthreads;
 	int *fds = calloc(n ? n : 1, sizeof(*fds));
@@ -293,19 +294,16 @@ static int attach_runtime(struct profiler *p)
 /* The ledger's tracepoints: they see every process, and filter on the target first. */
 static int attach_ledger(struct profiler *p)
 {
-	struct bpf_program *progs[] = {
-		p->skel->progs.mb_sys_enter,	 p->skel->progs.mb_sys_exit,
-		p->skel->progs.mb_sched_switch,	 p->skel->progs.mb_sched_waking,
-		p->skel->progs.mb_hrtimer_entry, p->skel->progs.mb_hrtimer_exit,
-		p->skel->progs.mb_softirq_entry, p->skel->progs.mb_softirq_exit,
-	};
+	for (size_t i = 0; i < LEDGER_NPROGS; i++) {
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(p->skel->obj, ledger_progs[i]);
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		p->ledger_links[i] = bpf_program__attach(progs[i]);
+		p->ledger_links[i] = prog ? bpf_program__attach(prog) : NULL;
 		if (!p->ledger_links[i]) {
-			pr_err("failed to attach %s: %s", bpf_program__name(progs[i]),
-			       strerror(errno));
-			return -errno;
+			int err = prog ? -errno : -ENOENT;
+
+			pr_err("failed to attach %s: %s", ledger_progs[i], strerror(-err));
+			return err;
 		}
 	}
 	return 0;
@@ -322,12 +320,11 @@ static void seed_ledger(struct profiler *p)
 {
 	int fd = bpf_map__fd(p->skel->maps.thread_state);
 	struct proc_thread *th = calloc(MUXBPF_MAX_THREADS, sizeof(*th));
-	struct timespec ts;
+	uint64_t now = mono_ns();
 	int n;
 
 	if (!th)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = procstat_threads(p->pid, th, MUXBPF_MAX_THREADS);
 	for (int i = 0; i < n; i++) {
 		struct muxbpf_thread_state st = { .stack_id = MUXBPF_SITE_UNSAMPLED };
@@ -337,7 +334,7 @@ static void seed_ledger(struct profiler *p)
 		st.nr = th[i].syscall;
 		st.csw = th[i].csw;
 		st.rt_enter = th[i].runtime_ns;
-		st.enter_ns = st.run_ns = st.off_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		st.enter_ns = st.run_ns = st.off_ns = now;
 		st.off = 1;
 		st.phase = p->skel->bss->phase;
 		bpf_map_update_elem(fd, &th[i].tid, &st, BPF_NOEXIST);
@@ -348,21 +345,20 @@ static void seed_ledger(struct profiler *p)
 /* Leave the ledger's programs unloaded when it is off. */
 static void disable_ledger(struct muxbpf_bpf *skel)
 {
-	bpf_program__set_autoload(skel->progs.mb_sys_enter, false);
-	bpf_program__set_autoload(skel->progs.mb_sys_exit, false);
-	bpf_program__set_autoload(skel->progs.mb_sched_switch, false);
-	bpf_program__set_autoload(skel->progs.mb_sched_waking, false);
-	bpf_program__set_autoload(skel->progs.mb_hrtimer_entry, false);
-	bpf_program__set_autoload(skel->progs.mb_hrtimer_exit, false);
-	bpf_program__set_autoload(skel->progs.mb_softirq_entry, false);
-	bpf_program__set_autoload(skel->progs.mb_softirq_exit, false);
+	for (size_t i = 0; i < LEDGER_NPROGS; i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj,
+									     ledger_progs[i]);
+
+		if (prog)
+			bpf_program__set_autoload(prog, false);
+	}
 }
 
 /*
  * The unwinder's maps, sized from the data: the CFI of the target and its libraries is compiled
  * before load, the stack buckets follow max_stacks.
  */
-static int setup_unwind(struct profiler *p, const struct attach_opts *opts)
+static int setup_unwind(struct profiler *p, const struct profiler_opts *opts)
 {
 	struct bpf_map *buckets[MUXBPF_STACK_BUCKETS] = {
 		p->skel->maps.ustacks_16, p->skel->maps.ustacks_32, p->skel->maps.ustacks_64,
@@ -410,7 +406,7 @@ static int start_unwind(struct profiler *p)
 	return unwinder__start(p->unw, &m, &cap);
 }
 
-static int load(struct profiler *p, const struct attach_opts *opts)
+static int load(struct profiler *p, const struct profiler_opts *opts)
 {
 	int err;
 
@@ -443,7 +439,7 @@ static int load(struct profiler *p, const struct attach_opts *opts)
 	return start_unwind(p);
 }
 
-struct profiler *profiler__new(const struct attach_opts *opts)
+struct profiler *profiler__new(const struct profiler_opts *opts)
 {
 	struct profiler *p;
 	int err;
@@ -514,7 +510,7 @@ void profiler__free(struct profiler *p)
 		close(p->thread_fds[2 * p->nthreads - 1 - i]);
 	free(p->thread_fds);
 	free(p->thread_tids);
-	for (size_t i = 0; i < sizeof(p->ledger_links) / sizeof(p->ledger_links[0]); i++)
+	for (size_t i = 0; i < LEDGER_NPROGS; i++)
 		bpf_link__destroy(p->ledger_links[i]);
 	bpf_link__destroy(p->iter_link);
 	bpf_link__destroy(p->exit_link);
@@ -546,9 +542,4 @@ int profiler__sampler_threads(const struct profiler *p)
 int profiler__iter_fd(struct profiler *p)
 {
 	return p->iter_link_fd;
-}
-
-pid_t profiler__pid(const struct profiler *p)
-{
-	return p->pid;
 }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Plain-text report. */
+/* The terminal report (report.txt): header, phase table, ledgers, views. */
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
 #include "phases.h"
-#include "report.h"
-#include "report_live.h"
+#include "out_text.h"
+#include "out_text_live.h"
 #include "stats.h"
 
 static double ms(uint64_t ns)
@@ -140,25 +139,6 @@ static void print_table(FILE *f, const struct report *r)
 		print_phase_row(f, r, &r->phases[i]);
 }
 
-double report_max_check_diff(const struct report *r)
-{
-	double worst = 0;
-
-	for (int i = 0; i < r->nphases; i++) {
-		const struct report_phase *p = &r->phases[i];
-		double d;
-
-		if (!p->measured || !p->schedstat_ns)
-			continue;
-		d = 100.0 * ((double)p->oncpu_ns - (double)p->schedstat_ns) / p->schedstat_ns;
-		if (d < 0)
-			d = -d;
-		if (d > worst)
-			worst = d;
-	}
-	return worst;
-}
-
 static void print_check(FILE *f, const struct report *r)
 {
 	double worst = report_max_check_diff(r);
@@ -167,20 +147,6 @@ static void print_check(FILE *f, const struct report *r)
 		worst);
 	if (r->stopped && *r->stopped)
 		fprintf(f, "run stopped early: %s; phases after it were not run\n", r->stopped);
-}
-
-uint64_t report_dropped(const struct muxbpf_phase_stats *st)
-{
-	uint64_t n = 0;
-
-	for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
-		n += st->dropped[d];
-	return n;
-}
-
-double report_drop_pct(const struct muxbpf_phase_stats *st)
-{
-	return pct(report_dropped(st), st->taken);
 }
 
 /*
@@ -495,87 +461,4 @@ void report_print(FILE *f, const struct report *r)
 		print_ledger(f, r, &r->phases[i]);
 		report_print_cost(f, &r->phases[i]);
 	}
-}
-
-/* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
-static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fn(ctx, error, msg);
-}
-
-int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
-{
-	int problems = 0;
-
-	for (int i = 0; i < r->nphases; i++) {
-		const struct report_phase *p = &r->phases[i];
-		double expected = (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e9 * r->freq;
-
-		if (r->profiled && p->stats.taken && report_dropped(&p->stats)) {
-			double d = report_drop_pct(&p->stats);
-
-			if (p->measured && r->max_drop_pct >= 0 && d > r->max_drop_pct) {
-				issue(fn, ctx, true,
-				      "phase %s dropped %.2f%% of its samples (%" PRIu64
-				      " of %" PRIu64 "), more than --max-drop-pct %g",
-				      phase_name(p->id), d,
-				      report_dropped(&p->stats), (uint64_t)p->stats.taken,
-				      r->max_drop_pct);
-				problems++;
-			} else if (d > REPORT_DROP_WARN_PCT) {
-				issue(fn, ctx, false,
-				      "phase %s dropped %.2f%% of its samples (%" PRIu64
-				      " of %" PRIu64 "): see its accounting line",
-				      phase_name(p->id), d,
-				      report_dropped(&p->stats), (uint64_t)p->stats.taken);
-			}
-		}
-		if (p->has_ledger && p->ledger.lost)
-			issue(fn, ctx, false,
-			      "phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
-			      phase_name(p->id), p->ledger.lost);
-		if (!p->measured)
-			continue;
-		/* an interrupted phase is reported as such; the exit code says why */
-		if (!p->ok && !p->partial) {
-			issue(fn, ctx, true, "phase %s failed: %s", phase_name(p->id), p->error);
-			problems++;
-		}
-		/* An empty recording must never read as an idle server. */
-		if (r->profiled && p->stats.recorded == 0 && expected >= REPORT_BUSY_MIN_SAMPLES) {
-			issue(fn, ctx, true,
-			      "phase %s: no samples recorded although netmux spent %.0f ms in user "
-			      "mode (%.0f samples expected): the sampler is not working",
-			      phase_name(p->id), ms(p->has_ledger ? p->ledger.user_ns : p->usr_ns),
-			      expected);
-			problems++;
-		}
-	}
-	if (r->exits_lost)
-		issue(fn, ctx, false,
-		      "%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "
-		      "missing", r->exits_lost);
-	return problems;
-}
-
-static void print_issue(void *ctx, bool error, const char *msg)
-{
-	(void)ctx;
-	if (error)
-		pr_err("%s", msg);
-	else
-		pr_warn("%s", msg);
-}
-
-int report_check(const struct report *r)
-{
-	return report_issues(r, print_issue, NULL);
 }

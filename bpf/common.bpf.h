@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the BPF objects share once `bpftool gen object` links them into one skeleton: the globals
+ * and functions one file defines and others use (as libbpf-tools keeps maps.bpf.h).  Include
+ * after vmlinux.h and muxbpf.h.
+ */
+#ifndef MUXBPF_COMMON_BPF_H
+#define MUXBPF_COMMON_BPF_H
+
+/* sample.bpf.c: the phase the loader is running, written through the mmapped .bss. */
+extern volatile __u32 phase;
+/* runtime.bpf.c: the target's tgid, set between open and load. */
+extern const volatile __u32 targ_tgid;
+/* unwind.bpf.c: walk the user stack (fp or CFI, --unwind) and intern it; its id, or -errno
+ * (MUXBPF_STACK_FULL when the stack map of its depth is full). */
+extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
+
+#endif /* MUXBPF_COMMON_BPF_H */

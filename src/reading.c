@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Boundary readings and the end of a session, shared by run.c and live.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "collect.h"
+#include "collect_ledger.h"
+#include "log.h"
+#include "reading.h"
+
+void reading_free(struct reading *rd)
+{
+	rt_snapshot__free(&rd->rt);
+	inflight__free(&rd->inflight);
+}
+
+int reading_collect(struct profiler *p, struct reading *rd)
+{
+	int err = 0;
+
+	reading_free(rd);
+	if (p) {
+		err = collect_runtime(p, &rd->rt);
+		if (!err && profiler__has_ledger(p))
+			err = collect_inflight(p, &rd->inflight);
+		if (err) {
+			reading_free(rd);
+			return err;
+		}
+	}
+	/* the clock bpf_ktime_get_ns() reads: ledger timestamps compare with it */
+	rd->t_ns = mono_ns();
+	return 0;
+}
+
+int reading_copy(struct reading *to, const struct reading *from)
+{
+	*to = *from;
+	to->rt.v = NULL;
+	to->inflight.v = NULL;
+	if (from->rt.n && !(to->rt.v = malloc(from->rt.n * sizeof(*from->rt.v))))
+		return -ENOMEM;
+	if (from->rt.n)
+		memcpy(to->rt.v, from->rt.v, from->rt.n * sizeof(*from->rt.v));
+	if (from->inflight.n && !(to->inflight.v = malloc(from->inflight.n *
+							  sizeof(*from->inflight.v)))) {
+		reading_free(to);
+		return -ENOMEM;
+	}
+	if (from->inflight.n)
+		memcpy(to->inflight.v, from->inflight.v,
+		       from->inflight.n * sizeof(*from->inflight.v));
+	return 0;
+}
+
+int session_snapshot_maps(struct run *r, unsigned int id)
+{
+	int err;
+
+	maps__free(&r->maps[id]);
+	err = maps__read(r->pid, &r->maps[id]);
+	if (err)
+		return err;
+	/* the files mapped now stay readable after a dlclose or the target's exit */
+	if (mb_pins__add(&r->pins, r->pid, &r->maps[id]))
+		pr_warn("failed to hold the files mapped by pid %d open: out of memory", r->pid);
+	maps__free(&r->last_maps);
+	return maps__read(r->pid, &r->last_maps);
+}
+
+int session_collect(struct profiler *p, struct run *r)
+{
+	int err = collect_profile(p, &r->profile);
+
+	r->ledger = profiler__has_ledger(p);
+	if (!err && r->ledger)
+		err = collect_ledger(p, &r->ledger_data);
+	return err;
+}
+
+void run__free(struct run *r)
+{
+	for (int i = 0; i < MUXBPF_MAX_PHASES; i++) {
+		reading_free(&r->windows[i].before);
+		reading_free(&r->windows[i].after);
+	}
+	reading_free(&r->start);
+	reading_free(&r->final);
+	for (int i = 0; i < MUXBPF_MAX_PHASES; i++)
+		maps__free(&r->maps[i]);
+	maps__free(&r->last_maps);
+	mb_pins__free(&r->pins);
+	profile__free(&r->profile);
+	ledger_data__free(&r->ledger_data);
+}
