@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "reply_check.h"
 
 struct drive_opts {
 	double scale;	     /* scaled(n) = max(1, (int)(n * scale)) */
@@ -55,39 +56,5 @@ int driver__run(struct driver *d, const unsigned int *phases, int n,
 /* Send @shutdown (netmux dumps and exits 0), also after a failed run.  Returns 0 or -errno. */
 int driver__shutdown(struct driver *d);
 void driver__free(struct driver *d);
-
-/* Commands a phase sends in its window at this scale (0 for idle and non-command phases). */
-uint64_t driver_phase_commands(unsigned int phase, double scale);
-
-/*
- * Reply checking, pure (no sockets) so tests can feed it canned transcripts.  The driver
- * registers each chunk it sends (index of its first command, command count, sentinel text) and
- * feeds every byte it reads, split anyhow; the checker drops telnet IAC sequences wherever they
- * are, splits lines, and compares each reply with what command i of the phase must answer.
- * Phase 0 (setup) and phases without fixed replies accept any line that is not an error
- * ("Huh?", "Permission denied.", a failed login, ...), and keep it for reply_check__line().
- */
-struct reply_check;
-
-struct reply_check *reply_check__new(void);
-/* Check replies as phase's from now on; nobj is the object count attrread's values depend on.
- * Returns 0, or -EBUSY while a chunk is outstanding. */
-int reply_check__phase(struct reply_check *rc, unsigned int phase, int nobj);
-/* dispatch: the lines one `look` answers (recorded before the window). Returns 0 or -errno. */
-int reply_check__set_look(struct reply_check *rc, char *const *lines, int n);
-/* A chunk was sent: commands first..first+n-1, then `@pemit me=<sentinel>`.  0 or -errno. */
-int reply_check__expect(struct reply_check *rc, uint64_t first, int n, const char *sentinel);
-/* Feed bytes as read.  0, or -EBADMSG once a reply was wrong (then see reply_check__error). */
-int reply_check__feed(struct reply_check *rc, const void *buf, size_t len);
-/* Chunks whose sentinel has not arrived yet. */
-int reply_check__pending(const struct reply_check *rc);
-/* Replies checked so far in the current phase (sentinels not counted). */
-uint64_t reply_check__replies(const struct reply_check *rc);
-/* Free-form line i kept since the last chunk was registered with none outstanding, or NULL. */
-const char *reply_check__line(const struct reply_check *rc, int i);
-const char *reply_check__error(const struct reply_check *rc);
-void reply_check__free(struct reply_check *rc);
-/* Command i of a phase as the driver sends it (nobj: objects created). */
-int driver_phase_command(unsigned int phase, uint64_t i, int nobj, char *buf, size_t size);
 
 #endif /* MUXBPF_DRIVE_H */
