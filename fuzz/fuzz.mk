@@ -26,7 +26,7 @@ FUZZ_CFLAGS := -g -O1 -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $(FUZZ_SAN) -Iinclu
 FUZZ_LIBS := $(shell pkg-config --libs libelf libdw liblzma 2>/dev/null || echo -lelf -ldw -llzma) -lz -lstdc++
 
 FUZZ_SRC_fuzz_maps := src/maps.c src/log.c
-FUZZ_SRC_fuzz_symbolize := src/symbolize.c src/elfread.c src/maps.c src/log.c
+FUZZ_SRC_fuzz_symbolize := src/symbolize.c src/symbolize_inline.c src/elfread.c src/maps.c src/log.c
 FUZZ_SRC_fuzz_cfi := src/cfi.c src/elfread.c src/log.c
 
 .PHONY: fuzz fuzz-build fuzz-seed fuzz-replay

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "log.h"
 #include "maps.h"
 
@@ -306,4 +307,83 @@ void maps__free(struct mb_maps *m)
 	free(m->v);
 	m->v = NULL;
 	m->n = 0;
+}
+
+#define DELETED_SUFFIX " (deleted)"
+
+bool maps__path_deleted(const char *path, size_t *len)
+{
+	size_t n = strlen(path), s = strlen(DELETED_SUFFIX);
+
+	*len = n;
+	if (n <= s || strcmp(path + n - s, DELETED_SUFFIX))
+		return false;
+	*len = n - s;
+	return true;
+}
+
+/* --- pins: the files behind the executable mappings, held open ------------------------------- */
+
+const struct mb_pin *mb_pins__find(const struct mb_pins *p, uint64_t inode, uint32_t major,
+				   uint32_t minor)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->v[i].inode == inode && p->v[i].dev_major == major &&
+		    p->v[i].dev_minor == minor)
+			return &p->v[i];
+	return NULL;
+}
+
+int mb_pins__add(struct mb_pins *p, pid_t pid, const struct mb_maps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct mb_mapping *m = &maps->v[i];
+		char path[128];
+		struct stat st;
+		size_t len;
+		int fd;
+
+		if (!strchr(m->perms, 'x') || m->path[0] != '/' || !m->inode ||
+		    !strncmp(m->path, "/memfd:", 7) ||
+		    mb_pins__find(p, m->inode, m->dev_major, m->dev_minor))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && !maps__path_deleted(m->path, &len)) {
+			/* without CAP_SYS_ADMIN: the path, if it is still the same inode */
+			fd = open(m->path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0 && (fstat(fd, &st) || st.st_ino != m->inode)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		if (p->n == p->cap) {
+			size_t ncap = p->cap ? p->cap * 2 : 32;
+			struct mb_pin *v = realloc(p->v, ncap * sizeof(*v));
+
+			if (!v) {
+				close(fd);
+				return -ENOMEM;
+			}
+			p->v = v;
+			p->cap = ncap;
+		}
+		p->v[p->n++] = (struct mb_pin){ m->inode, m->dev_major, m->dev_minor, fd };
+	}
+	return 0;
+}
+
+void mb_pins__free(struct mb_pins *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		close(p->v[i].fd);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
 }

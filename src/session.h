@@ -16,7 +16,6 @@
 #include "maps.h"
 #include "procstat.h"
 #include "profile.h"
-#include "symbolize.h"
 
 /* The kernel's counters at one moment while the server sleeps. */
 struct reading {

@@ -105,27 +105,6 @@ void symbolizer__free(struct symbolizer *s);
 /* A short reason for an unnamed frame: "stripped, no debuginfo", "no mapping", ... */
 const char *mb_unnamed_str(enum mb_unnamed why);
 
-/*
- * Files behind a process's executable mappings, held open from each maps snapshot on, so they
- * can be read after the process unmaps them (dlclose), exits, or the file is deleted or
- * replaced.  Keyed by dev+inode as in the snapshot.
- */
-struct mb_pin {
-	uint64_t inode;
-	uint32_t dev_major, dev_minor;
-	int fd;
-};
-
-struct mb_pins {
-	struct mb_pin *v;
-	size_t n, cap;
-};
-
-/* Pin the executable file mappings of pid's snapshot not pinned yet (/proc/PID/map_files
- * first: the very file mapped, even if deleted).  0 or -errno (-ENOMEM); a file that cannot be
- * opened is skipped. */
-int mb_pins__add(struct mb_pins *p, pid_t pid, const struct mb_maps *maps);
-void mb_pins__free(struct mb_pins *p);
 /* Open mapped files through these pins (not copied: they must outlive the symbolizer's
  * lookups).  NULL to stop. */
 void symbolizer__use_pins(struct symbolizer *s, const struct mb_pins *p);
