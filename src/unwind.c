@@ -35,6 +35,7 @@
 #include "cfi.h"
 #include "clock.h"
 #include "elfread.h"
+#include "libdeps.h"
 #include "log.h"
 #include "maps.h"
 #include "muxbpf.h"
@@ -567,113 +568,6 @@ static void *serve(void *arg)
 
 /* ---- preparing: the exe's DT_NEEDED closure ----------------------------------------------------- */
 
-static bool file_exists(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The interpreter, DT_NEEDED names and RUNPATH/RPATH of an ELF file. */
-static int read_deps(const char *path, char ***needed, int *nneeded, char *runpath, size_t rsz,
-		     char *interp, size_t isz)
-{
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-	size_t nph;
-	int fd;
-
-	*nneeded = 0;
-	*needed = NULL;
-	runpath[0] = interp[0] = 0;
-	elf = mb_elf_open(path, &fd);
-	if (!elf)
-		return -errno;
-	if (elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_INTERP || !ph.p_filesz ||
-			    ph.p_filesz >= isz)
-				continue;
-			d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
-			if (d) {
-				memcpy(interp, d->d_buf, ph.p_filesz);
-				interp[ph.p_filesz] = 0;
-			}
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < shdr.sh_size / (shdr.sh_entsize ? shdr.sh_entsize : 16);
-		     i++) {
-			GElf_Dyn dyn;
-			const char *s;
-
-			if (!gelf_getdyn(d, i, &dyn))
-				break;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
-				continue;
-			s = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
-			if (!s)
-				continue;
-			if (dyn.d_tag == DT_NEEDED) {
-				char **v = realloc(*needed, (*nneeded + 1) * sizeof(*v));
-
-				if (!v)
-					break;
-				*needed = v;
-				if (((*needed)[*nneeded] = strdup(s)))
-					(*nneeded)++;
-			} else {
-				snprintf(runpath, rsz, "%s", s);
-			}
-		}
-	}
-	mb_elf_close(elf, fd);
-	return 0;
-}
-
-static bool search_dir(const char *dir, const char *origin_dir, const char *name, char *out,
-		       size_t size)
-{
-	if (!strncmp(dir, "$ORIGIN", 7))
-		snprintf(out, size, "%s%.*s/%s", origin_dir, (int)(PATH_MAX / 2), dir + 7, name);
-	else
-		snprintf(out, size, "%.*s/%s", (int)(PATH_MAX / 2), dir, name);
-	return file_exists(out);
-}
-
-static bool resolve_lib(const char *name, const char *exe_dir, const char *origin_dir,
-			const char *runpath, char *out, size_t size)
-{
-	static const char *const sys[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-					   "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
-	char rp[PATH_MAX], *save = NULL, *dir;
-
-	if (strchr(name, '/')) {
-		snprintf(out, size, "%s", name);
-		return file_exists(out);
-	}
-	snprintf(rp, sizeof(rp), "%s", runpath);
-	for (dir = strtok_r(rp, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
-		if (search_dir(dir, origin_dir, name, out, size))
-			return true;
-	/* muxbpf runs netmux with LD_LIBRARY_PATH = its directory (libmux.so lives there). */
-	if (search_dir(exe_dir, origin_dir, name, out, size))
-		return true;
-	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
-		if (search_dir(sys[i], origin_dir, name, out, size))
-			return true;
-	return false;
-}
-
 static void prepare_file(struct unwinder *u, const char *path, const char *exe_dir, int depth)
 {
 	char real[PATH_MAX], key[64], runpath[PATH_MAX], interp[PATH_MAX], dir[PATH_MAX];
@@ -689,14 +583,14 @@ static void prepare_file(struct unwinder *u, const char *path, const char *exe_d
 	if (find_table(u, key))
 		return;
 	get_table(u, key, real, NULL, 0);
-	if (read_deps(real, &needed, &n, runpath, sizeof(runpath), interp, sizeof(interp)))
+	if (libdeps_read(real, &needed, &n, runpath, sizeof(runpath), interp, sizeof(interp)))
 		return;
 	snprintf(dir, sizeof(dir), "%s", real);
 	*strrchr(dir, '/') = 0;
 	if (interp[0])
 		prepare_file(u, interp, exe_dir, depth + 1);
 	for (int i = 0; i < n; i++) {
-		if (resolve_lib(needed[i], exe_dir, dir, runpath, lib, sizeof(lib)))
+		if (libdeps_resolve(needed[i], exe_dir, dir, runpath, lib, sizeof(lib)))
 			prepare_file(u, lib, exe_dir, depth + 1);
 		free(needed[i]);
 	}
