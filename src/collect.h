@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Read the BPF maps into plain data (profile.h).  The only other user of the skeleton. */
+/* Read the BPF maps into plain data (profile.h); with collect_ledger.c and collect_live.c, the
+ * only readers of the skeleton besides profiler.c. */
 #ifndef MUXBPF_COLLECT_H
 #define MUXBPF_COLLECT_H
 

@@ -1092,11 +1092,6 @@ const char *game__dir(const struct game *g)
 	return g->dir;
 }
 
-const char *game__netmux(const struct game *g)
-{
-	return g->netmux;
-}
-
 int game__status(const struct game *g)
 {
 	return g->status;

@@ -66,7 +66,6 @@ void game__free(struct game *g);
 pid_t game__pid(const struct game *g);
 int game__port(const struct game *g);
 const char *game__dir(const struct game *g);
-const char *game__netmux(const struct game *g);
 /* Exit status as from waitpid, or -1 while running. */
 int game__status(const struct game *g);
 /* "exited with status 1", "was killed by SIGKILL", ... into buf; returns buf. */

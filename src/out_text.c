@@ -268,10 +268,13 @@ static void print_searched(FILE *f, const struct report *r, const struct mb_dso_
 static void print_symbols(FILE *f, const struct report *r)
 {
 	const struct fold_table *t = &r->symbols;
+	/* muxbpf attach profiles any process: name it (a throwaway run's target is netmux) */
+	const char *who = r->live && r->live->attached && r->live->comm[0] ? r->live->comm
+									    : "netmux";
 
 	if (!t->samples)
 		return;
-	fprintf(f, "\nsymbols (leaf frames of netmux's %" PRIu64 " samples, all phases):\n",
+	fprintf(f, "\nsymbols (leaf frames of %s's %" PRIu64 " samples, all phases):\n", who,
 		t->samples);
 	for (size_t i = 0; i < t->ndsos && i < 12; i++) {
 		const struct fold_dso *d = &t->dsos[i];

@@ -54,11 +54,6 @@ int phase_by_name(const char *name)
 	return -1;
 }
 
-bool phase_is_command(unsigned int id)
-{
-	return id > MUXBPF_PHASE_BOOT && id < MUXBPF_PHASE__COUNT && id != MUXBPF_PHASE_IDLE;
-}
-
 static void print_valid(const char *bad)
 {
 	char valid[256] = "all";

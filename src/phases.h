@@ -15,8 +15,6 @@ const char *phase_name(unsigned int id);
 int phase_set_name(unsigned int id, const char *name);
 /* Phase id by name, or -1. */
 int phase_by_name(const char *name);
-/* True for phases that send commands (everything but boot and idle). */
-bool phase_is_command(unsigned int id);
 /*
  * Parse "all" or a comma list of names into a set, returned in canonical order.  Returns the
  * count, or -EINVAL after printing one error line that lists the valid names.

@@ -15,7 +15,7 @@ struct mb_sample {
 	uint32_t phase;
 	uint32_t pid;
 	uint32_t tid;
-	int32_t stack_err; /* 0, or -errno from bpf_get_stackid: then nr == 1 (the leaf only) */
+	int32_t stack_err; /* 0, or -errno from the stack walk (mb_user_stack): then nr == 1 (the leaf) */
 	uint32_t nr;
 	uint64_t *ips;
 	uint64_t count;

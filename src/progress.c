@@ -23,11 +23,6 @@ void progress_init(bool enabled, int nphases, int nruns)
 	pg.t0 = mono_ms() / 1e3;
 }
 
-bool progress_active(void)
-{
-	return pg.on;
-}
-
 static void draw(bool force)
 {
 	double t = mono_ms() / 1e3, el = t - pg.phase_t0;

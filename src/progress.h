@@ -12,7 +12,6 @@
 
 /* enabled: not --quiet; the line is drawn only when stdout is a terminal as well. */
 void progress_init(bool enabled, int nphases, int nruns);
-bool progress_active(void);
 /* A run (1-based) starts: phases count from 1 again. */
 void progress_run(int run);
 /* A measured window opens / closes. */

@@ -2,7 +2,7 @@
 # Bad invocations, table-driven: each must fail with one clear error line (checked against a
 # pattern), the expected exit code, no crash, and nothing left behind (no game directory, no
 # process).  Rows that start netmux need root (they run with --no-profile: no BPF needed) and
-# are skipped without it; the others run anywhere.  Exit 77 = skipped entirely.
+# are skipped without it; the others run anywhere.
 set -u
 out=${1:-build}
 out=$(cd "$out" && pwd)
