@@ -97,8 +97,10 @@ $(SYSCALL_NAMES): scripts/gen-syscalls.sh | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-syscalls.sh > $@
 
-# Every object may include the skeletons (only attach/collect do); build them first.
-$(OUTPUT)/src/%.o: src/%.c $(SKEL) $(OPT_SKELS) $(SYSCALL_NAMES) | $(OUTPUT)/src
+# The generated headers are built first (order-only); an object that includes one depends on it
+# through its .d file (-MMD), so a BPF edit rebuilds profiler.o and the collectors, not every
+# object.
+$(OUTPUT)/src/%.o: src/%.c | $(SKEL) $(OPT_SKELS) $(SYSCALL_NAMES) $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 

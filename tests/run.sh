@@ -15,6 +15,14 @@ count_tap() { # $1 = TAP text, $2 = suite name
 	[ "$f" -gt 0 ] && failed_names="$failed_names $2"
 }
 
+# No two modules of src/ and bpf/ include each other in a circle (no root, no build needed).
+echo "=== includes"
+if scripts/check-includes.sh .; then
+	pass=$((pass + 1)); echo "ok - includes"
+else
+	fail=$((fail + 1)) failed_names="$failed_names includes"; echo "not ok - includes"
+fi
+
 for t in "$out"/tests/test_*; do
 	case $t in *.d) continue ;; esac
 	[ -x "$t" ] || continue

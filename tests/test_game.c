@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * game.c: the generated netmux.conf (pure), and the lifecycle with fake netmux scripts (a server
- * that never answers, one that exits at once, a paused child never released) and, when built,
- * the real netmux: every path must leave no process and no directory behind.
+ * game.c: the generated netmux.conf and the loopback check on /proc/net/tcp text (pure), and
+ * the lifecycle with fake netmux scripts (a server that never answers, one that exits at once,
+ * a paused child never released) and, when built, the real netmux: every path must leave no
+ * process and no directory behind.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -515,9 +516,51 @@ static void test_real_netmux_sigterm(void **state)
 	scratch_fini(&s);
 }
 
+/* /proc/net/tcp{,6} as the kernel prints them: listeners on 127.0.0.1, ::1, 0.0.0.0, ::. */
+static void test_listen_check(void **state)
+{
+	static const char v4_lo[] =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+		"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  65534\n"
+		"   1: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  65534\n"
+		"   2: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000      0\n";
+	static const char v4_any[] =
+		"  sl  local_address rem_address   st\n"
+		"   0: 00000000:1F90 00000000:0000 0A 00000000:00000000\n";
+	static const char v4_eth[] =
+		"  sl  local_address rem_address   st\n"
+		"   0: 0F02000A:1F90 00000000:0000 0A 00000000:00000000\n";
+	static const char v6_lo[] =
+		"  sl  local_address                         remote_address                        st\n"
+		"   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A\n";
+	static const char v6_any[] =
+		"  sl  local_address                         remote_address                        st\n"
+		"   0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A\n";
+	static const char v6_mapped_lo[] =
+		"  sl  local_address                         remote_address                        st\n"
+		"   0: 0000000000000000FFFF00000100007F:1F90 00000000000000000000000000000000:0000 0A\n";
+	char bad[65];
+
+	(void)state;
+	assert_int_equal(game_listen_check(v4_lo, 8080, bad, sizeof(bad)), 0);
+	assert_int_equal(game_listen_check(v4_lo, 22, bad, sizeof(bad)), 1);
+	assert_string_equal(bad, "00000000");
+	assert_int_equal(game_listen_check(v4_lo, 9999, bad, sizeof(bad)), -ENOENT);
+	assert_int_equal(game_listen_check(v4_any, 8080, bad, sizeof(bad)), 1);
+	assert_int_equal(game_listen_check(v4_eth, 8080, bad, sizeof(bad)), 1);
+	assert_string_equal(bad, "0F02000A");
+	assert_int_equal(game_listen_check(v6_lo, 8080, bad, sizeof(bad)), 0);
+	assert_int_equal(game_listen_check(v6_any, 8080, bad, sizeof(bad)), 1);
+	assert_int_equal(game_listen_check(v6_mapped_lo, 8080, bad, sizeof(bad)), 0);
+	assert_int_equal(game_listen_check("", 8080, bad, sizeof(bad)), -ENOENT);
+	assert_int_equal(game_listen_check("garbage\n\n:::\n", 8080, bad, sizeof(bad)), -ENOENT);
+}
+
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_listen_check),
 		cmocka_unit_test_teardown(test_config_keys, free_live),
 		cmocka_unit_test_teardown(test_config_sqlite, free_live),
 		cmocka_unit_test_teardown(test_config_bad_port, free_live),

@@ -9,6 +9,7 @@ set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.inc"
 art=$out/test-artifacts
 npm_dir=$out/npm
 tmp=$(mktemp -d /tmp/muxbpf-artifacts.XXXXXX)
@@ -18,7 +19,6 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 	echo "skip: needs root and BTF"
 	exit 77
 fi
-fail() { echo "FAIL: $*"; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not installed (make deps)"; }
 need go; need chromium; need node; need npm
 mkdir -p "$art"

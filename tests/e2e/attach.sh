@@ -22,13 +22,7 @@ threads=$out/tests/targets/threads
 e2e_init attach
 export TMPDIR=$work/tmp
 progs_before=$(mb_progs)
-fail() {
-	echo "FAIL: $*"
-	for f in "$work"/*.out "$work"/*.err; do
-		[ -s "$f" ] && { echo "--- $f"; head -80 "$f"; }
-	done
-	exit 1
-}
+fail_files="$work/*.out $work/*.err" fail_lines=160
 
 # ---- 0. the command line refuses what cannot work (exit 2, one line) ------------------------
 bad() { # bad EXPECTED-TEXT ARGS...

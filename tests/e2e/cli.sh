@@ -5,9 +5,9 @@
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
+. "$(dirname "$0")/lib.inc"
 tmp=$(mktemp -d /tmp/muxbpf-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 # option names: "--long" and "-x" at the start of a usage entry
 "$muxbpf" --help >"$tmp/help" || fail "--help exited $?"

@@ -20,7 +20,7 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 	echo "skip: needs root and BTF"
 	exit 77
 fi
-fail() { echo "FAIL: $*"; sed 's/^/  | /' "$log/out" "$log/err" 2>/dev/null | head -150; exit 1; }
+fail_files="$log/out $log/err" fail_lines=150
 
 progs_before=$(mb_progs)
 # At scale 0.1 the phases spend 5-50 ms in user mode: sample at 4999 Hz so that the busy ones

@@ -11,6 +11,7 @@ set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
 debian=/usr/lib/tinymux/game/bin/netmux
+. "$(dirname "$0")/lib.inc"
 tmp=$(mktemp -d /tmp/muxbpf-e2e-sym.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -18,7 +19,7 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 	echo "skip: needs root and BTF"
 	exit 77
 fi
-fail() { echo "FAIL: $*"; sed 's/^/  | /' "$tmp/out" "$tmp/err" 2>/dev/null | head -120; exit 1; }
+fail_files="$tmp/out $tmp/err"
 run() { "$muxbpf" "$@" >"$tmp/out" 2>"$tmp/err" || fail "muxbpf $* exited $?"; }
 # the rows of one view of one phase: "self% total% label" (the +- interval columns left out)
 view() { # $1 phase, $2 view title

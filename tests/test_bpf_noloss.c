@@ -5,8 +5,7 @@
  * for must still be accounted: taken = recorded + lost (counts map full), and the recorded ones
  * without their stack are exactly those counted as dropped for a full stack map.  The report's
  * check turns the drops into an error with --max-drop-pct and only a warning without.
- * Without root: the pure pieces of robustness (the loopback check on /proc/net/tcp text, the
- * capability names, signal names, the drop check on synthetic numbers).
+ * (The pure pieces are in test_report, test_game, test_preflight and test_signals.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,102 +119,11 @@ static void test_full_maps_accounted(void **state)
 	assert_int_equal(report_check(&r), 0);
 }
 
-static void test_drop_check_pure(void **state)
-{
-	static struct report r;
-	struct muxbpf_phase_stats *st = &r.phases[0].stats;
-
-	(void)state;
-	r.profiled = true;
-	r.freq = 997;
-	r.nphases = 1;
-	r.phases[0].id = 2;
-	r.phases[0].measured = true;
-	r.phases[0].ok = true;
-	st->taken = 1000;
-	st->recorded = 990;
-	st->dropped[MUXBPF_DROP_COUNTS_FULL] = 10;
-	st->dropped[MUXBPF_DROP_STACK_FULL] = 5;
-	assert_int_equal(report_dropped(st), 15);
-	assert_true(report_drop_pct(st) > 1.49 && report_drop_pct(st) < 1.51);
-	r.max_drop_pct = 1.5;
-	assert_int_equal(report_check(&r), 0); /* not more than 1.5% */
-	r.max_drop_pct = 1.4;
-	assert_int_equal(report_check(&r), 1);
-	/* an interrupted phase is no failure (the exit code says why), a failed one is */
-	r.max_drop_pct = -1;
-	r.phases[0].ok = false;
-	r.phases[0].partial = true;
-	assert_int_equal(report_check(&r), 0);
-	r.phases[0].partial = false;
-	assert_int_equal(report_check(&r), 1);
-}
-
-/* /proc/net/tcp{,6} as the kernel prints them: listeners on 127.0.0.1, ::1, 0.0.0.0, ::. */
-static void test_listen_check(void **state)
-{
-	static const char v4_lo[] =
-		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
-		"   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  65534\n"
-		"   1: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  65534\n"
-		"   2: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000      0\n";
-	static const char v4_any[] =
-		"  sl  local_address rem_address   st\n"
-		"   0: 00000000:1F90 00000000:0000 0A 00000000:00000000\n";
-	static const char v4_eth[] =
-		"  sl  local_address rem_address   st\n"
-		"   0: 0F02000A:1F90 00000000:0000 0A 00000000:00000000\n";
-	static const char v6_lo[] =
-		"  sl  local_address                         remote_address                        st\n"
-		"   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A\n";
-	static const char v6_any[] =
-		"  sl  local_address                         remote_address                        st\n"
-		"   0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A\n";
-	static const char v6_mapped_lo[] =
-		"  sl  local_address                         remote_address                        st\n"
-		"   0: 0000000000000000FFFF00000100007F:1F90 00000000000000000000000000000000:0000 0A\n";
-	char bad[65];
-
-	(void)state;
-	assert_int_equal(game_listen_check(v4_lo, 8080, bad, sizeof(bad)), 0);
-	assert_int_equal(game_listen_check(v4_lo, 22, bad, sizeof(bad)), 1);
-	assert_string_equal(bad, "00000000");
-	assert_int_equal(game_listen_check(v4_lo, 9999, bad, sizeof(bad)), -ENOENT);
-	assert_int_equal(game_listen_check(v4_any, 8080, bad, sizeof(bad)), 1);
-	assert_int_equal(game_listen_check(v4_eth, 8080, bad, sizeof(bad)), 1);
-	assert_string_equal(bad, "0F02000A");
-	assert_int_equal(game_listen_check(v6_lo, 8080, bad, sizeof(bad)), 0);
-	assert_int_equal(game_listen_check(v6_any, 8080, bad, sizeof(bad)), 1);
-	assert_int_equal(game_listen_check(v6_mapped_lo, 8080, bad, sizeof(bad)), 0);
-	assert_int_equal(game_listen_check("", 8080, bad, sizeof(bad)), -ENOENT);
-	assert_int_equal(game_listen_check("garbage\n\n:::\n", 8080, bad, sizeof(bad)), -ENOENT);
-}
-
-static void test_caps_and_signals(void **state)
-{
-	char buf[64];
-
-	(void)state;
-	assert_int_equal(preflight_missing_caps(~0ull), 0);
-	assert_int_equal(preflight_missing_caps(0), 3);
-	assert_string_equal(preflight_caps_str(3, buf, sizeof(buf)), "CAP_BPF, CAP_PERFMON");
-	assert_string_equal(preflight_caps_str(preflight_missing_caps(1ull << 39), buf,
-					       sizeof(buf)), "CAP_PERFMON");
-	assert_string_equal(preflight_caps_str(preflight_missing_caps(1ull << 38), buf,
-					       sizeof(buf)), "CAP_BPF");
-	assert_string_equal(signal_name(SIGINT), "SIGINT");
-	assert_string_equal(signal_name(SIGKILL), "SIGKILL");
-	assert_int_equal(signals_exit_code(SIGTERM), 143);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_drop_check_pure),
-		cmocka_unit_test(test_listen_check),
-		cmocka_unit_test(test_caps_and_signals),
 		cmocka_unit_test(test_full_maps_accounted),
 	};
 
-	return cmocka_run_group_tests_name("noloss", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("bpf_noloss", tests, NULL, NULL);
 }
