@@ -51,12 +51,12 @@ NETMUX_FP_FLAGS := -O2 -g -fno-omit-frame-pointer
 NETMUX_NOFP_FLAGS := -O2 -g
 GAME_TEMPLATE := /usr/share/tinymux/game
 
-PKGS := libbpf libelf libdw zlib liblzma libprotobuf-c
+PKGS := libbpf libelf libdw zlib liblzma libprotobuf-c jansson
 CFLAGS ?= -g -O2
 override CFLAGS += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-Iinclude -Isrc -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	-DMUXBPF_DEFAULT_NETMUX='"$(NETMUX_FP)"' -DMUXBPF_DEFAULT_TEMPLATE='"$(GAME_TEMPLATE)"'
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c) -lstdc++ -lm
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c -ljansson) -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-Iinclude -Ivmlinux/$(ARCH)
 

@@ -5,7 +5,7 @@ set -eu
 pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
       tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
-      libprotobuf-c-dev protobuf-c-compiler golang-go chromium"
+      libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
