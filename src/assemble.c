@@ -114,22 +114,66 @@ static struct symbolizer *make_symbolizer(const struct opts *o, const struct run
 
 #define SITE_FRAMES 4
 
-/* "a <- b <- c <- d": the first frames of a call site's user stack. */
-static char *site_label(struct symbolizer *sym, const struct run *run, unsigned int phase,
-			int32_t stack_id)
+/* The call sites' user stacks of every phase's ledger, resolved once (labels and sprof). */
+struct sites {
+	struct mb_rstack *v[MUXBPF_MAX_PHASES]; /* per report phase: v[i][j] for ledger.sites[j] */
+};
+
+static void sites_free(struct sites *s, const struct report *r)
 {
-	const struct mb_stack *st = stack_id >= 0 ? stack_table__find(&run->profile.stacks,
-								    stack_id)
-						  : NULL;
-	struct mb_sym frames[SITE_FRAMES];
+	for (int i = 0; i < r->nphases; i++) {
+		for (size_t j = 0; s->v[i] && j < r->phases[i].ledger.nsites; j++)
+			free(s->v[i][j].frames);
+		free(s->v[i]);
+	}
+}
+
+/* Every frame of each call site's stack (none when the walk failed or the lookup did). */
+static int resolve_sites(struct sites *s, const struct report *r, struct symbolizer *sym,
+			 const struct run *run)
+{
+	for (int i = 0; i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+
+		if (!p->has_ledger || !p->ledger.nsites)
+			continue;
+		s->v[i] = calloc(p->ledger.nsites, sizeof(*s->v[i]));
+		if (!s->v[i])
+			return -ENOMEM;
+		for (size_t j = 0; j < p->ledger.nsites; j++) {
+			int32_t id = p->ledger.sites[j].stack_id;
+			const struct mb_stack *st = id >= 0 ? stack_table__find(&run->profile.stacks,
+										(uint32_t)id)
+							     : NULL;
+			uint32_t nr = st ? st->nr : 0;
+			struct mb_rstack *rs = &s->v[i][j];
+
+			if (nr > MUXBPF_MAX_STACK_DEPTH)
+				nr = MUXBPF_MAX_STACK_DEPTH;
+			if (!nr)
+				continue;
+			rs->frames = calloc(nr, sizeof(*rs->frames));
+			if (!rs->frames)
+				return -ENOMEM;
+			if (!resolve_stack(sym, &run->maps[p->id], &run->last_maps, st->ips, nr,
+					   rs->frames))
+				rs->n = nr;
+		}
+	}
+	return 0;
+}
+
+#define SITE_FRAMES 4
+
+/* "a <- b <- c <- d": the first frames of a call site's user stack. */
+static char *site_label(const struct mb_rstack *rs)
+{
+	uint32_t nr = rs->n < SITE_FRAMES ? rs->n : SITE_FRAMES;
+	const struct mb_sym *frames = rs->frames;
 	char buf[1024] = "";
 	size_t len = 0;
-	uint32_t nr;
 
-	if (!st || !st->nr)
-		return NULL;
-	nr = st->nr < SITE_FRAMES ? st->nr : SITE_FRAMES;
-	if (resolve_stack(sym, &run->maps[phase], &run->last_maps, st->ips, nr, frames))
+	if (!nr)
 		return NULL;
 	for (uint32_t f = 0; f < nr && len < sizeof(buf); f++) {
 		const char *dso = frames[f].dso ? strrchr(frames[f].dso, '/') : NULL;
@@ -142,13 +186,13 @@ static char *site_label(struct symbolizer *sym, const struct run *run, unsigned 
 					f ? " <- " : "", dso ? dso + 1 : "?",
 					(unsigned long long)frames[f].offset);
 	}
-	if (st->nr > nr && len < sizeof(buf))
+	if (rs->n > nr && len < sizeof(buf))
 		snprintf(buf + len, sizeof(buf) - len, " <- ...");
 	return strdup(buf);
 }
 
 /* Labels for the call sites the report lists (the top ones of each phase). */
-static int label_sites(struct report *r, struct symbolizer *sym, const struct run *run)
+static int label_sites(struct report *r, const struct sites *s)
 {
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
@@ -160,15 +204,35 @@ static int label_sites(struct report *r, struct symbolizer *sym, const struct ru
 		if (!p->site_labels)
 			return -ENOMEM;
 		for (size_t j = 0; j < n; j++)
-			p->site_labels[j] = site_label(sym, run, p->id, p->ledger.sites[j].stack_id);
+			p->site_labels[j] = site_label(&s->v[i][j]);
 	}
 	return 0;
+}
+
+/* sprof's view of the run: the samples of the target and the report's ledgers. */
+static int add_to_sprof(struct sprof *sp, const struct report *r, const struct run *run,
+			const struct mb_resolved *res, const struct sites *s)
+{
+	const struct phase_ledger *ledgers[MUXBPF_MAX_PHASES];
+	const struct mb_rstack *sites[MUXBPF_MAX_PHASES];
+	unsigned int ids[MUXBPF_MAX_PHASES];
+	struct sprof_run in = { .prof = &run->profile, .res = res, .pid = (uint32_t)run->pid,
+				.nphases = r->nphases, .ids = ids, .ledgers = ledgers,
+				.sites = sites };
+
+	for (int i = 0; i < r->nphases; i++) {
+		ids[i] = r->phases[i].id;
+		ledgers[i] = r->phases[i].has_ledger ? &r->phases[i].ledger : NULL;
+		sites[i] = s->v[i];
+	}
+	return sprof_add_run(sp, &in);
 }
 
 int build_report(struct report *r, const struct opts *o, const struct run *run,
 		 struct sprof *sp)
 {
 	struct mb_resolved res = {};
+	struct sites sites = {};
 	struct symbolizer *sym;
 	double t0, t1;
 	int err;
@@ -218,9 +282,12 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
 		   "%.1f ms", run->profile.stacks.n, run->profile.n, t1 - t0, mono_ms() - t1);
 	if (!err && r->ledger)
-		err = label_sites(r, sym, run);
+		err = resolve_sites(&sites, r, sym, run);
+	if (!err && r->ledger)
+		err = label_sites(r, &sites);
 	if (!err && sp)
-		err = sprof_add_run(sp, sym, run, &res, r);
+		err = add_to_sprof(sp, r, run, &res, &sites);
+	sites_free(&sites, r);
 	resolve_free(&res);
 	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
 	return err;

@@ -10,9 +10,7 @@
 #include "elfread.h"
 #include "fold.h"
 #include "ledger.h"
-#include "report.h"
 #include "resolve.h"
-#include "session.h"
 #include "sprof.h"
 
 void sprof_init(struct sprof *sp, int freq)
@@ -354,12 +352,9 @@ add:
  * keeps its time on "[no user stack]".  The kernel frames of a phase thus add up to its exact
  * syscall on-CPU time.
  */
-static int add_sites(struct sprof *sp, struct symbolizer *sym, const struct run *run,
-		     const struct report_phase *rp)
+static int add_sites(struct sprof *sp, unsigned int id, const struct phase_ledger *l,
+		     const struct mb_rstack *sites)
 {
-	const struct phase_ledger *l = &rp->ledger;
-	struct mb_sym frames[MUXBPF_MAX_STACK_DEPTH];
-
 	for (size_t k = 0; k < l->nsys; k++) {
 		const struct ledger_sys_row *y = &l->sys[k];
 		uint64_t site_cpu = 0;
@@ -369,7 +364,7 @@ static int add_sites(struct sprof *sp, struct symbolizer *sym, const struct run 
 			if (l->sites[i].nr == y->nr)
 				site_cpu += l->sites[i].cpu_ns;
 		if (!site_cpu) {
-			err = sprof_add_site(sp, rp->id, syscall_name(y->nr), NULL, 0, y->count,
+			err = sprof_add_site(sp, id, syscall_name(y->nr), NULL, 0, y->count,
 					     y->cpu_ns, y->wall_ns);
 			if (err)
 				return err;
@@ -377,23 +372,12 @@ static int add_sites(struct sprof *sp, struct symbolizer *sym, const struct run 
 		}
 		for (size_t i = 0; i < l->nsites; i++) {
 			const struct ledger_site_row *t = &l->sites[i];
-			const struct mb_stack *st;
 			double share;
-			uint32_t nr;
 
 			if (t->nr != y->nr || !t->cpu_ns)
 				continue;
 			share = (double)t->cpu_ns / site_cpu;
-			st = t->stack_id < 0 ? NULL
-					     : stack_table__find(&run->profile.stacks,
-								 (uint32_t)t->stack_id);
-			nr = st ? st->nr : 0;
-			if (nr > MUXBPF_MAX_STACK_DEPTH)
-				nr = MUXBPF_MAX_STACK_DEPTH;
-			if (nr && resolve_stack(sym, &run->maps[rp->id], &run->last_maps, st->ips,
-						nr, frames))
-				nr = 0;
-			err = sprof_add_site(sp, rp->id, syscall_name(y->nr), frames, nr,
+			err = sprof_add_site(sp, id, syscall_name(y->nr), sites[i].frames, sites[i].n,
 					     (uint64_t)(y->count * share + 0.5),
 					     (uint64_t)(y->cpu_ns * share + 0.5),
 					     (uint64_t)(y->wall_ns * share + 0.5));
@@ -404,31 +388,30 @@ static int add_sites(struct sprof *sp, struct symbolizer *sym, const struct run 
 	return 0;
 }
 
-int sprof_add_run(struct sprof *sp, struct symbolizer *sym, const struct run *run,
-		  const struct mb_resolved *res, const struct report *r)
+int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 {
-	const struct mb_profile *prof = &run->profile;
+	const struct mb_profile *prof = run->prof;
+	const struct mb_resolved *res = run->res;
 	int err;
 
 	/* phases in the report's order, also those without samples */
-	for (int i = 0; i < r->nphases; i++)
-		if (!sprof_phase(sp, r->phases[i].id))
+	for (int i = 0; i < run->nphases; i++)
+		if (!sprof_phase(sp, run->ids[i]))
 			return -EINVAL;
 	for (size_t i = 0; i < prof->n && i < res->n; i++) {
 		const struct mb_sample *s = &prof->samples[i];
 
-		if (s->pid != (uint32_t)run->pid || s->phase >= MUXBPF_MAX_PHASES ||
-		    !sp->has[s->phase])
+		if (s->pid != run->pid || s->phase >= MUXBPF_MAX_PHASES || !sp->has[s->phase])
 			continue;
 		err = sprof_add_sample(sp, s->phase, res->stacks[i].frames, res->stacks[i].n,
 				       s->count);
 		if (err)
 			return err;
 	}
-	for (int i = 0; i < r->nphases; i++) {
-		if (!r->phases[i].has_ledger)
+	for (int i = 0; i < run->nphases; i++) {
+		if (!run->ledgers[i])
 			continue;
-		err = add_sites(sp, sym, run, &r->phases[i]);
+		err = add_sites(sp, run->ids[i], run->ledgers[i], run->sites[i]);
 		if (err)
 			return err;
 	}

@@ -95,13 +95,22 @@ int sprof_read_build_id(const char *path, char *hex, size_t size);
 /* Nanoseconds one user sample stands for. */
 double sprof_period_ns(const struct sprof *sp);
 
-struct report;
-struct run;
-struct symbolizer;
+struct mb_profile;
 struct mb_resolved;
-/* Add one run: its samples (res as resolve_profile() gives them for run->profile) and the
- * kernel time of the report's ledgers by call site (the sites' stacks resolved here). */
-int sprof_add_run(struct sprof *sp, struct symbolizer *sym, const struct run *run,
-		  const struct mb_resolved *res, const struct report *r);
+struct mb_rstack;
+struct phase_ledger;
+
+/* One run as assemble.c resolved it, for sprof_add_run. */
+struct sprof_run {
+	const struct mb_profile *prof;  /* the samples (phase, pid, count) */
+	const struct mb_resolved *res;  /* their frames, as resolve_profile() gives them */
+	uint32_t pid;                   /* the target: other processes' samples are left out */
+	int nphases;
+	const unsigned int *ids;        /* the report's phases, in its order */
+	const struct phase_ledger *const *ledgers; /* per phase, NULL without a ledger */
+	const struct mb_rstack *const *sites; /* per phase, the frames of ledgers[i]->sites[j] */
+};
+/* Add one run: its samples and the kernel time of its ledgers by call site. */
+int sprof_add_run(struct sprof *sp, const struct sprof_run *run);
 
 #endif /* MUXBPF_SPROF_H */
