@@ -27,6 +27,8 @@ for t in "$out"/tests/test_*; do
 	case $t in *.d) continue ;; esac
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
+	# a suite renamed or removed since this build directory was made
+	[ -f "tests/$name.c" ] || continue
 	echo "=== $name"
 	tap=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
 	rc=$?
