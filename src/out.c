@@ -40,59 +40,6 @@ int out_mkdir_p(const char *dir)
 	return 0;
 }
 
-static const struct report_phase *report_phase_of(const struct report *r, unsigned int id)
-{
-	for (int i = 0; i < r->nphases; i++)
-		if (r->phases[i].id == id)
-			return &r->phases[i];
-	return NULL;
-}
-
-static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
-		     const struct sp_phase *p, bool embed)
-{
-	const struct report_phase *rp = report_phase_of(r, p->id);
-	char title[512], sub[512];
-	char runs[32] = "", prefix[64];
-	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
-			      .unit_ns = sprof_period_ns(sp), .embed = embed,
-			      .id_prefix = embed ? prefix : NULL };
-	struct flame t;
-	int err;
-
-	err = flame_from_phase(&t, sp, p, true);
-	if (err)
-		return err;
-
-	snprintf(prefix, sizeof(prefix), "%s-", phase_name(p->id));
-	if (sp->nruns > 1)
-		snprintf(runs, sizeof(runs), ", %d runs merged", sp->nruns);
-	snprintf(title, sizeof(title), "%s: %s%s", phase_name(p->id),
-		 r->version && *r->version ? r->version : "netmux", runs);
-	snprintf(sub, sizeof(sub),
-		 "%llu user samples at %d Hz%s + %.2f ms kernel time (exact, ledger) as "
-		 "[sys] frames = %.1f sample-equivalents; on-CPU %.2f ms, wall %.3f s",
-		 (unsigned long long)p->samples, sp->freq,
-		 sp->nruns > 1 ? " (all runs)" : "", p->sys_cpu_ns / 1e6,
-		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
-		 rp && rp->measured ? rp->wall_s : 0);
-	err = svg_write(f, &t, &o);
-	flame_free(&t);
-	return err;
-}
-
-int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p)
-{
-	return phase_svg(f, r, sp, p, false);
-}
-
-int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p)
-{
-	return phase_svg(f, r, sp, p, true);
-}
-
 #define OUT_MAX_FILES (2 * MUXBPF_MAX_PHASES + 8)
 
 struct out_ctx {

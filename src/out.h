@@ -16,11 +16,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "opts.h"
+#include "out_json.h"
+#include "out_svg.h"
 #include "report.h"
 #include "sprof.h"
 
-#define REPORT_JSON_SCHEMA_VERSION 1
-#define MUXBPF_VERSION_STRING MUXBPF_VERSION
 
 struct runs_summary;
 
@@ -29,15 +29,8 @@ struct runs_summary;
 int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
 	      const struct sprof *sp, const char *text, size_t len);
 
-/* The writers, each on an open stream (tests call them on fixtures). */
-int report_json_write(FILE *f, const struct report *r, const struct runs_summary *rs);
-/* The same, indented (pretty) or on one line (embedded in report.html). */
-int report_json_emit(FILE *f, const struct report *r, const struct runs_summary *rs, bool pretty);
-int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p);
-/* The same graph for report.html: frame ids "PHASE-fN", no prolog, CSS or script. */
-int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p);
+/* The writers, each on an open stream (tests call them on fixtures): report.json in
+ * out_json.h, PHASE.svg in out_svg.h, and: */
 int speedscope_write(FILE *f, const struct report *r, const struct sprof *sp);
 /* The gzip'd pprof profile into a file. 0 or -errno. */
 int pprof_write(const char *path, const struct report *r, const struct sprof *sp);

@@ -11,8 +11,9 @@
 #include <string.h>
 #include "assets.h"
 #include "json.h"
-#include "out.h"
+#include "out_json.h"
 #include "out_html.h"
+#include "out_svg.h"
 #include "phases.h"
 
 /* JSON inside <script>: "<" only occurs in strings, where \u003c reads back the same; so no

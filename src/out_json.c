@@ -10,7 +10,7 @@
 #include "json.h"
 #include "out_json_live.h"
 #include "ledger.h"
-#include "out.h"
+#include "out_json.h"
 #include "phases.h"
 #include "runs.h"
 #include "stats.h"

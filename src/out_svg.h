@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "flame.h"
+#include "report.h"
+#include "sprof.h"
 
 struct svg_opts {
 	const char *title;
@@ -25,5 +27,12 @@ struct svg_opts {
 
 /* Write t (laid out by flame_layout) as an SVG document.  0 or -EIO. */
 int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o);
+
+/* PHASE.svg: the flame graph of one phase of sp, titled from the report. */
+int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p);
+/* The same graph for report.html: frame ids "PHASE-fN", no prolog, CSS or script. */
+int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
+		    const struct sp_phase *p);
 
 #endif /* MUXBPF_OUT_SVG_H */
