@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Intervals for shares and means (see stats.h for which one applies where). */
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include "stats.h"
 
 #define Z975 1.959963984540054
@@ -96,4 +100,335 @@ void stats_mean(const double *x, int n, struct stats_ci *out)
 	out->lo = mean - stats_t975(n - 1) * se;
 	out->hi = mean + stats_t975(n - 1) * se;
 	out->valid = true;
+}
+
+/* ---- A/B comparisons ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double stats_quantile_sorted(const double *s, size_t n, double q)
+{
+	double pos, frac;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	pos = q <= 0 ? 0 : q >= 1 ? (double)(n - 1) : q * (double)(n - 1);
+	i = (size_t)pos;
+	frac = pos - (double)i;
+	return i + 1 < n ? s[i] + frac * (s[i + 1] - s[i]) : s[n - 1];
+}
+
+double stats_median(const double *v, size_t n)
+{
+	double *s, m;
+
+	if (!n)
+		return NAN;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = stats_quantile_sorted(s, n, 0.5);
+	free(s);
+	return m;
+}
+
+double stats_min(const double *v, size_t n)
+{
+	double m = NAN;
+
+	for (size_t i = 0; i < n; i++)
+		if (isnan(m) || v[i] < m)
+			m = v[i];
+	return m;
+}
+
+struct signed_abs {
+	double abs;
+	int sign;
+};
+
+static int cmp_abs(const void *a, const void *b)
+{
+	return cmp_double(&((const struct signed_abs *)a)->abs, &((const struct signed_abs *)b)->abs);
+}
+
+#define WILCOXON_EXACT_MAX 30
+
+/* P(W+ <= w) for n ranks 1..n, every sign equally likely: the count of subsets by sum. */
+static double wilcoxon_cdf_exact(size_t n, long w)
+{
+	long max = (long)(n * (n + 1) / 2);
+	double *c = calloc(max + 1, sizeof(*c)), below = 0, all = 0;
+
+	if (!c)
+		return NAN;
+	c[0] = 1;
+	for (size_t k = 1; k <= n; k++)
+		for (long s = max; s >= (long)k; s--)
+			c[s] += c[s - k];
+	for (long s = 0; s <= max; s++) {
+		all += c[s];
+		if (s <= w)
+			below += c[s];
+	}
+	free(c);
+	return below / all;
+}
+
+double stats_wilcoxon_p(const double *d, size_t n)
+{
+	struct signed_abs *v = malloc((n ? n : 1) * sizeof(*v));
+	double wplus = 0, tie_term = 0, p;
+	size_t m = 0;
+	bool ties = false;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != 0 && !isnan(d[i]))
+			v[m++] = (struct signed_abs){ fabs(d[i]), d[i] > 0 ? 1 : -1 };
+	if (!m) {
+		free(v);
+		return 1;
+	}
+	qsort(v, m, sizeof(*v), cmp_abs);
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		double rank;
+
+		while (j + 1 < m && v[j + 1].abs == v[i].abs)
+			j++;
+		rank = (double)(i + j + 2) / 2; /* ranks i+1..j+1 averaged */
+		if (j > i) {
+			double t = (double)(j - i + 1);
+
+			ties = true;
+			tie_term += t * t * t - t;
+		}
+		for (size_t k = i; k <= j; k++)
+			if (v[k].sign > 0)
+				wplus += rank;
+		i = j + 1;
+	}
+	free(v);
+	if (m <= WILCOXON_EXACT_MAX && !ties) {
+		double lo = wilcoxon_cdf_exact(m, (long)wplus);
+		double hi = 1 - wilcoxon_cdf_exact(m, (long)wplus - 1); /* P(W+ >= w) */
+
+		p = 2 * fmin(lo, hi);
+	} else {
+		double mean = m * (m + 1) / 4.0;
+		double var = m * (m + 1) * (2.0 * m + 1) / 24.0 - tie_term / 48.0;
+		double z = var > 0 ? (fabs(wplus - mean) - 0.5) / sqrt(var) : 0;
+
+		p = z > 0 ? erfc(z / sqrt(2)) : 1;
+	}
+	return p > 1 ? 1 : p;
+}
+
+uint64_t stats_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int stats_bootstrap(const double *a, const double *b, size_t n, stats_fn fn, void *ctx,
+		    int iters, double conf, uint64_t seed, double *lo, double *hi)
+{
+	size_t *idx, got = 0;
+	double *res;
+	uint64_t st = seed;
+
+	if (!n || iters < 1)
+		return -EINVAL;
+	idx = malloc(n * sizeof(*idx));
+	res = malloc(iters * sizeof(*res));
+	if (!idx || !res) {
+		free(idx);
+		free(res);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < iters; k++) {
+		double r;
+
+		for (size_t i = 0; i < n; i++)
+			idx[i] = stats_rand(&st) % n;
+		r = fn(a, b, idx, n, ctx);
+		if (!isnan(r))
+			res[got++] = r;
+	}
+	qsort(res, got, sizeof(*res), cmp_double);
+	*lo = stats_quantile_sorted(res, got, (1 - conf) / 2);
+	*hi = stats_quantile_sorted(res, got, (1 + conf) / 2);
+	free(idx);
+	free(res);
+	return 0;
+}
+
+double stats_fn_median_ratio(const double *a, const double *b, const size_t *idx, size_t n,
+			     void *ctx)
+{
+	double *r = malloc(n * sizeof(*r)), m;
+	size_t k = 0;
+
+	(void)ctx;
+	if (!r)
+		return NAN;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = idx ? idx[i] : i;
+
+		if (a[j] > 0)
+			r[k++] = b[j] / a[j];
+	}
+	m = stats_median(r, k);
+	free(r);
+	return m;
+}
+
+double stats_fn_pooled_diff(const double *a, const double *b, const size_t *idx, size_t n,
+			    void *ctx)
+{
+	const struct stats_weights *w = ctx;
+	double sa = 0, sb = 0, wa = 0, wb = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = idx ? idx[i] : i;
+
+		sa += a[j];
+		sb += b[j];
+		wa += w->wa[j];
+		wb += w->wb[j];
+	}
+	return wa > 0 && wb > 0 ? sb / wb - sa / wa : NAN;
+}
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+	return v == STATS_FASTER ? "faster" : v == STATS_SLOWER ? "slower" : "same";
+}
+
+/* The standard normal quantile by bisection on erfc (a few dozen steps, exact enough). */
+static double z_quantile(double p)
+{
+	double lo = -10, hi = 10;
+
+	for (int i = 0; i < 80; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(-mid / sqrt(2)) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void ab_defaults(struct stats_ab_opts *o, const struct stats_ab_opts *in)
+{
+	*o = in ? *in : (struct stats_ab_opts){};
+	if (o->alpha <= 0 || o->alpha >= 1)
+		o->alpha = 0.05;
+	if (o->conf <= 0 || o->conf >= 1)
+		o->conf = 0.95;
+	/* 0: the default; a negative value: no floor */
+	if (o->min_effect == 0)
+		o->min_effect = 0.03;
+	else if (o->min_effect < 0)
+		o->min_effect = 0;
+	if (o->iters < 1)
+		o->iters = 4000;
+	if (!o->seed)
+		o->seed = 1;
+}
+
+int stats_ab_compare(const double *a, const double *b, size_t n, const struct stats_ab_opts *in,
+		     struct stats_ab *out)
+{
+	struct stats_ab_opts o;
+	double *d, *lr, sd = 0, mean = 0, mdd;
+	int err;
+
+	ab_defaults(&o, in);
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return -EINVAL;
+	d = malloc(n * sizeof(*d));
+	lr = malloc(n * sizeof(*lr));
+	if (!d || !lr) {
+		free(d);
+		free(lr);
+		return -ENOMEM;
+	}
+	out->n = n;
+	out->a_median = stats_median(a, n);
+	out->b_median = stats_median(b, n);
+	out->a_best = stats_min(a, n);
+	out->b_best = stats_min(b, n);
+	out->best_ratio = out->a_best > 0 ? out->b_best / out->a_best : NAN;
+	out->ratio = stats_fn_median_ratio(a, b, NULL, n, NULL);
+	for (size_t i = 0; i < n; i++) {
+		d[i] = b[i] - a[i];
+		lr[i] = a[i] > 0 && b[i] > 0 ? log(b[i] / a[i]) : 0;
+		mean += lr[i] / n;
+	}
+	for (size_t i = 0; i < n; i++)
+		sd += (lr[i] - mean) * (lr[i] - mean);
+	sd = n > 1 ? sqrt(sd / (n - 1)) : INFINITY;
+	out->p = stats_wilcoxon_p(d, n);
+	err = stats_bootstrap(a, b, n, stats_fn_median_ratio, NULL, o.iters, o.conf, o.seed,
+			      &out->ci_low, &out->ci_high);
+	free(d);
+	free(lr);
+	if (err)
+		return err;
+	mdd = (z_quantile(1 - o.alpha / 2) + z_quantile(0.8)) * sd / sqrt((double)n);
+	mdd = exp(mdd) - 1;
+	mdd = fmax(mdd, fmax(o.min_effect, (out->ci_high - out->ci_low) / 2));
+	/* the exact signed-rank test cannot go below 2 / 2^n */
+	if (n < 63 && 2.0 / (double)(1ull << n) >= o.alpha)
+		mdd = 1;
+	out->mdd = isfinite(mdd) ? fmin(mdd, 1) : 1;
+	out->verdict = STATS_SAME;
+	if (out->p < o.alpha && fabs(out->ratio - 1) >= o.min_effect) {
+		if (out->ci_low > 1)
+			out->verdict = STATS_SLOWER;
+		else if (out->ci_high < 1)
+			out->verdict = STATS_FASTER;
+	}
+	return 0;
+}
+
+int stats_delta_compare(const double *a, const double *b, const double *wa, const double *wb,
+			size_t n, const struct stats_ab_opts *in, struct stats_delta *out)
+{
+	struct stats_weights w = { wa, wb };
+	struct stats_ab_opts o;
+	double sa = 0, sb = 0, ta = 0, tb = 0;
+
+	ab_defaults(&o, in);
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		sa += a[i];
+		sb += b[i];
+		ta += wa[i];
+		tb += wb[i];
+	}
+	out->a = ta > 0 ? sa / ta : 0;
+	out->b = tb > 0 ? sb / tb : 0;
+	out->delta = out->b - out->a;
+	return stats_bootstrap(a, b, n, stats_fn_pooled_diff, &w, o.iters, o.conf, o.seed, &out->lo,
+			       &out->hi);
 }

@@ -3,6 +3,11 @@
  * The statistics every figure's interval comes from: one module, pure (no I/O, no globals),
  * unit-tested in tests/test_stats.c.  95% two-sided intervals throughout.
  *
+ * Comparing two builds (muxbpf ab) or two sets of runs (muxbpf diff): medians and best-of-N,
+ * the Wilcoxon signed-rank test on paired rounds, Mann-Whitney for unpaired runs, percentile
+ * bootstrap intervals (a seeded generator: the same input gives the same interval), the
+ * smallest detectable difference and the faster/slower/same verdict built from them.
+ *
  * Which interval for what:
  * - a share of samples (self%, total%) from one window: stats_share(), the Wilson score
  *   interval.  It assumes independent samples, which the random sampling period (jitter.c)
@@ -16,6 +21,7 @@
 #define MUXBPF_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* An estimate and its 95% interval [lo, hi]; n = the units it rests on (samples or rounds). */
@@ -45,5 +51,94 @@ void stats_ratio_rounds(const double *num, const double *den, int r, struct stat
 
 /* Mean of x[0..n-1] with its t interval (n < 2: invalid). */
 void stats_mean(const double *x, int n, struct stats_ci *out);
+
+/* ---- A/B comparisons ---- */
+
+/* Median of n values (NAN for n = 0).  v is not modified. */
+double stats_median(const double *v, size_t n);
+/* Smallest of n values (NAN for n = 0). */
+double stats_min(const double *v, size_t n);
+/* The q-quantile (0..1) of n sorted values, linear between order statistics. */
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+
+/*
+ * Two-sided p-value of the Wilcoxon signed-rank test that the differences d[0..n) are
+ * symmetric about 0.  Zero differences are dropped (Wilcoxon's convention), tied magnitudes get
+ * their average rank.  Exact (the distribution of the rank sum by enumeration) up to 30 non-zero
+ * differences without ties, the normal approximation with tie and continuity corrections
+ * otherwise.  1 when no difference is non-zero.
+ */
+double stats_wilcoxon_p(const double *d, size_t n);
+
+/* A small deterministic generator (splitmix64) for the bootstrap. */
+uint64_t stats_rand(uint64_t *state);
+
+/*
+ * Percentile bootstrap over n pairs: iters resamples of the pair indices with replacement, the
+ * statistic fn(a, b, idx, n, ctx) of each (NAN results are skipped), the (1-conf)/2 and
+ * (1+conf)/2 quantiles into *lo and *hi.  0, or -EINVAL (n = 0) / -ENOMEM.
+ */
+typedef double (*stats_fn)(const double *a, const double *b, const size_t *idx, size_t n,
+			   void *ctx);
+int stats_bootstrap(const double *a, const double *b, size_t n, stats_fn fn, void *ctx,
+		    int iters, double conf, uint64_t seed, double *lo, double *hi);
+
+/* Statistics for the bootstrap: the median of b[i]/a[i], and the difference of pooled rates
+ * sum(b)/sum(wb) - sum(a)/sum(wa) (ctx: struct stats_weights, the per-pair denominators). */
+double stats_fn_median_ratio(const double *a, const double *b, const size_t *idx, size_t n,
+			     void *ctx);
+struct stats_weights {
+	const double *wa, *wb;
+};
+double stats_fn_pooled_diff(const double *a, const double *b, const size_t *idx, size_t n,
+			    void *ctx);
+
+enum stats_verdict { STATS_SAME = 0, STATS_FASTER, STATS_SLOWER };
+/* "same", "faster", "slower". */
+const char *stats_verdict_name(enum stats_verdict v);
+
+/*
+ * B against A over n paired rounds (a[i], b[i]: a cost per unit of work in round i, lower is
+ * better).  A verdict other than same needs all three: the interval excludes 1, p < alpha, and
+ * the ratio is at least min_effect away from 1 (a floor against differences that are real but
+ * too small to matter or to reproduce, such as two processes' memory layouts).
+ */
+struct stats_ab_opts {
+	double alpha;      /* default 0.05 */
+	double conf;       /* interval coverage, default 0.95 */
+	double min_effect; /* 0: default 0.03 (3%); negative: none */
+	int iters;         /* bootstrap resamples, default 4000 */
+	uint64_t seed;     /* default 1 */
+};
+
+struct stats_ab {
+	size_t n;
+	double a_median, b_median, a_best, b_best;
+	double ratio;          /* median of the paired ratios b[i]/a[i] */
+	double ci_low, ci_high; /* bootstrap interval of that median */
+	double p;              /* Wilcoxon signed-rank on b[i] - a[i] */
+	double best_ratio;     /* b_best / a_best */
+	/*
+	 * The smallest difference (a fraction: 0.02 = 2%) this run could have called: the larger of
+	 * min_effect, the half-width of the interval, and, for a test at alpha with 80% power,
+	 * (z(1-alpha/2) + z(0.8)) times the spread of the log ratios over sqrt(n) — and 1 (never)
+	 * when n is too small for the exact signed-rank test to reach alpha at all.
+	 */
+	double mdd;
+	enum stats_verdict verdict;
+};
+
+/* Fill out from n pairs (n >= 1).  0, or -EINVAL / -ENOMEM. */
+int stats_ab_compare(const double *a, const double *b, size_t n, const struct stats_ab_opts *o,
+		     struct stats_ab *out);
+
+/* A difference of pooled rates with its interval (function and syscall deltas). */
+struct stats_delta {
+	double a, b;        /* sum(a)/sum(wa), sum(b)/sum(wb) */
+	double delta;       /* b - a */
+	double lo, hi;      /* bootstrap interval of delta over the pairs */
+};
+int stats_delta_compare(const double *a, const double *b, const double *wa, const double *wb,
+			size_t n, const struct stats_ab_opts *o, struct stats_delta *out);
 
 #endif /* MUXBPF_STATS_H */

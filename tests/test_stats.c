@@ -3,7 +3,10 @@
  * The statistics module on numbers with known answers (no root): Student t quantiles, the
  * Wilson interval against published values, the between-round ratio interval against a hand
  * computation, and coverage: intervals from simulated binomial rounds hold the truth ~95% of
- * the time.  The random period's pure helpers (jitter.c) are checked here too.
+ * the time.  The random period's pure helpers (jitter.c) are checked here too.  For muxbpf ab
+ * and diff: medians and quantiles, the exact and approximate Wilcoxon signed-rank p-values,
+ * the bootstrap's determinism and coverage, verdicts on shifted and unshifted samples, and the
+ * false-positive rate of the verdict over many simulated A/A runs.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 #include "jitter.h"
 #include "stats.h"
 
@@ -155,12 +159,169 @@ static void test_jitter_period(void **state)
 	assert_int_equal(jitter_period_ns(1000000, 0, 0, 16), 10000);
 }
 
+/* ---- A/B comparisons ---- */
+
+static void test_median(void **state)
+{
+	double v[] = { 5, 1, 4, 2, 3 }, w[] = { 4, 1, 3, 2 }, s[] = { 1, 2, 3, 4 };
+
+	(void)state;
+	assert_float_equal(stats_median(v, 5), 3, 1e-12);
+	assert_float_equal(stats_median(w, 4), 2.5, 1e-12);
+	assert_float_equal(v[0], 5, 0); /* not sorted in place */
+	assert_float_equal(stats_min(v, 5), 1, 0);
+	assert_true(isnan(stats_median(v, 0)));
+	assert_float_equal(stats_quantile_sorted(s, 4, 0), 1, 1e-12);
+	assert_float_equal(stats_quantile_sorted(s, 4, 1), 4, 1e-12);
+	assert_float_equal(stats_quantile_sorted(s, 4, 0.5), 2.5, 1e-12);
+	assert_float_equal(stats_quantile_sorted(s, 4, 1.0 / 3), 2, 1e-12);
+}
+
+static void test_wilcoxon(void **state)
+{
+	double six[] = { 1, 2, 3, 4, 5, 6 }, five[] = { 1, 2, 3, 4, -5 };
+	double zeros[] = { 0, 0, 0 }, mixed[] = { 0, 1, 2, 3, 4, -5 };
+	double ties[40];
+
+	(void)state;
+	/* all six positive: W+ = 21, the single most extreme of 64 sign patterns, both tails */
+	assert_float_equal(stats_wilcoxon_p(six, 6), 2.0 / 64, 1e-12);
+	/* W+ = 10 of 15: P(W+ >= 10) = P(W+ <= 5) = 10/32 */
+	assert_float_equal(stats_wilcoxon_p(five, 5), 2 * 10.0 / 32, 1e-12);
+	/* a zero difference is dropped: the same as five */
+	assert_float_equal(stats_wilcoxon_p(mixed, 6), 2 * 10.0 / 32, 1e-12);
+	assert_float_equal(stats_wilcoxon_p(zeros, 3), 1, 0);
+	/* symmetric signs: no evidence */
+	for (int i = 0; i < 40; i++)
+		ties[i] = (i % 2 ? 1 : -1) * (1 + i / 2);
+	assert_true(stats_wilcoxon_p(ties, 40) > 0.5);
+	/* 40 positive tied differences: the normal approximation, far below 0.001 */
+	for (int i = 0; i < 40; i++)
+		ties[i] = 1 + i % 4;
+	assert_true(stats_wilcoxon_p(ties, 40) < 1e-6);
+}
+
+static void test_bootstrap(void **state)
+{
+	double a[12], b[12], lo1, hi1, lo2, hi2, med;
+	uint64_t st = 7;
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		a[i] = 10 + (stats_rand(&st) % 100) / 100.0;
+		b[i] = a[i] * 1.1 + (stats_rand(&st) % 100) / 1000.0;
+	}
+	assert_int_equal(stats_bootstrap(a, b, 12, stats_fn_median_ratio, NULL, 2000, 0.95, 3,
+					 &lo1, &hi1), 0);
+	assert_int_equal(stats_bootstrap(a, b, 12, stats_fn_median_ratio, NULL, 2000, 0.95, 3,
+					 &lo2, &hi2), 0);
+	assert_float_equal(lo1, lo2, 0);
+	assert_float_equal(hi1, hi2, 0);
+	med = stats_fn_median_ratio(a, b, NULL, 12, NULL);
+	assert_true(lo1 <= med && med <= hi1);
+	assert_true(lo1 > 1.09 && hi1 < 1.12);
+	assert_int_equal(stats_bootstrap(a, b, 0, stats_fn_median_ratio, NULL, 10, 0.95, 3, &lo1,
+					 &hi1), -22);
+}
+
+/* Lognormal-ish noise of about sd around 1: the product of uniform factors. */
+static double noise(uint64_t *st, double sd)
+{
+	double u = 0;
+
+	for (int k = 0; k < 12; k++)
+		u += (stats_rand(st) >> 11) * (1.0 / 9007199254740992.0);
+	return exp((u - 6) * sd);
+}
+
+static void test_verdicts(void **state)
+{
+	double a[12], b[12];
+	struct stats_ab r;
+	uint64_t st = 11;
+
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		double drift = 1 + 0.2 * (i % 3); /* the host's state moves both builds */
+
+		a[i] = 100 * drift * noise(&st, 0.01);
+		b[i] = 100 * drift * noise(&st, 0.01) * 1.10;
+	}
+	assert_int_equal(stats_ab_compare(a, b, 12, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_SLOWER);
+	assert_float_equal(r.ratio, 1.10, 0.02);
+	assert_true(r.ci_low > 1.05 && r.ci_high < 1.15);
+	assert_true(r.p < 0.001);
+	assert_true(r.mdd < 0.1);
+	assert_string_equal(stats_verdict_name(r.verdict), "slower");
+	assert_int_equal(stats_ab_compare(b, a, 12, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_FASTER);
+	/* five rounds can never reach p < 0.05 with the exact test: same, and mdd says so */
+	assert_int_equal(stats_ab_compare(a, b, 5, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_SAME);
+	assert_float_equal(r.mdd, 1, 0);
+	/* a real 1% difference is under the 3% floor */
+	for (int i = 0; i < 12; i++)
+		b[i] = a[i] * 1.01;
+	assert_int_equal(stats_ab_compare(a, b, 12, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_SAME);
+	{
+		struct stats_ab_opts o = { .min_effect = -1 };
+
+		assert_int_equal(stats_ab_compare(a, b, 12, &o, &r), 0);
+		assert_int_equal(r.verdict, STATS_SLOWER);
+	}
+}
+
+/* Simulated A/A runs: the verdict is wrong at most 5% of the time, even with no floor. */
+static void test_false_positives(void **state)
+{
+	struct stats_ab_opts o = { .min_effect = -1, .iters = 400 };
+	int wrong = 0, runs = 1000;
+	uint64_t st = 99;
+
+	(void)state;
+	for (int k = 0; k < runs; k++) {
+		double a[12], b[12];
+		struct stats_ab r;
+
+		for (int i = 0; i < 12; i++) {
+			double drift = noise(&st, 0.1);
+
+			a[i] = 50 * drift * noise(&st, 0.03);
+			b[i] = 50 * drift * noise(&st, 0.03);
+		}
+		o.seed = k + 1;
+		assert_int_equal(stats_ab_compare(a, b, 12, &o, &r), 0);
+		wrong += r.verdict != STATS_SAME;
+	}
+	print_message("simulated A/A: %d of %d verdicts not same\n", wrong, runs);
+	assert_true(wrong <= runs * 5 / 100);
+}
+
+static void test_delta(void **state)
+{
+	double a[] = { 10, 12, 11, 10 }, b[] = { 20, 22, 21, 20 };
+	double wa[] = { 10, 10, 10, 10 }, wb[] = { 10, 10, 10, 10 };
+	struct stats_delta d;
+
+	(void)state;
+	assert_int_equal(stats_delta_compare(a, b, wa, wb, 4, NULL, &d), 0);
+	assert_float_equal(d.a, 43.0 / 40, 1e-12);
+	assert_float_equal(d.b, 83.0 / 40, 1e-12);
+	assert_float_equal(d.delta, 1, 1e-12);
+	assert_true(d.lo <= 1 && d.hi >= 1 && d.lo > 0.9 && d.hi < 1.1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),
+		cmocka_unit_test(test_median),	      cmocka_unit_test(test_wilcoxon),
+		cmocka_unit_test(test_bootstrap),     cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_false_positives), cmocka_unit_test(test_delta),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
