@@ -413,8 +413,20 @@ static int game_write_config(struct game *g, bool sqlite)
 	return err;
 }
 
-/* The child's environment: ours with LD_LIBRARY_PATH pointing at the binaries first. */
-static int game_build_env(struct game *g)
+/* Does env entry e set the variable that entry v ("NAME=value") sets? */
+static bool same_var(const char *e, const char *v)
+{
+	size_t n = strcspn(v, "=");
+
+	return strncmp(e, v, n) == 0 && e[n] == '=';
+}
+
+/*
+ * The child's environment: ours, with opts->env's VAR=VALUE entries in place of our variables of
+ * those names, and LD_LIBRARY_PATH pointing at the binaries first (before an LD_LIBRARY_PATH
+ * given in opts->env, else ours).
+ */
+static int game_build_env(struct game *g, const struct game_opts *o)
 {
 	extern char **environ;
 	const char *old = getenv("LD_LIBRARY_PATH");
@@ -422,12 +434,23 @@ static int game_build_env(struct game *g)
 
 	while (environ[n])
 		n++;
-	g->envp = calloc(n + 2, sizeof(*g->envp));
+	g->envp = calloc(n + o->nenv + 2, sizeof(*g->envp));
 	if (!g->envp)
 		return -ENOMEM;
-	for (int k = 0; k < n; k++)
-		if (strncmp(environ[k], "LD_LIBRARY_PATH=", 16) != 0)
+	for (int k = 0; k < n; k++) {
+		bool replaced = false;
+
+		for (int e = 0; e < o->nenv && !replaced; e++)
+			replaced = same_var(environ[k], o->env[e]);
+		if (!replaced && strncmp(environ[k], "LD_LIBRARY_PATH=", 16) != 0)
 			g->envp[i++] = environ[k];
+	}
+	for (int e = 0; e < o->nenv; e++) {
+		if (strncmp(o->env[e], "LD_LIBRARY_PATH=", 16) == 0)
+			old = o->env[e] + 16;
+		else if (strchr(o->env[e], '='))
+			g->envp[i++] = (char *)o->env[e];
+	}
 	if (asprintf(&g->envp[i], "LD_LIBRARY_PATH=%s%s%s", g->bindir, old && *old ? ":" : "",
 		     old && *old ? old : "") < 0) {
 		g->envp[i] = NULL;
@@ -489,7 +512,7 @@ static int game_setup(struct game *g, const struct game_opts *opts)
 		return g->port;
 	}
 	err = game_write_config(g, sqlite);
-	return err ?: game_chown(g) ?: game_build_env(g);
+	return err ?: game_chown(g) ?: game_build_env(g, opts);
 }
 
 struct game *game__new(const struct game_opts *opts)

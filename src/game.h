@@ -19,6 +19,9 @@ struct game_opts {
 	const char *user;     /* run netmux as this user (name or uid; needs root), NULL: as we
 			       * are; the game directory (0700) is handed to it */
 	int port;             /* loopback port (0: the kernel picks a free one) */
+	const char *const *env; /* VAR=VALUE entries for netmux's environment (muxbpf ab's
+				 * --env-a/--env-b), in place of ours of the same names */
+	int nenv;
 };
 
 /* What goes into netmux.conf; pure data so the generator is testable. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include "ab.h"
 #include "diff.h"
 #include "log.h"
 #include "opts.h"
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ab"))
+		return ab_main(argc - 1, argv + 1);
 	err = opts_parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;

@@ -48,6 +48,17 @@ static void frame_colour(const struct flame *t, const struct flame_node *n,
 	uint32_t h = hash_name(n->name);
 	double v1 = (h & 0xff) / 255.0, v2 = ((h >> 8) & 0xff) / 255.0;
 
+	if (o->diff && o->diff_abs) {
+		double root = t->v[0].value > 0 ? t->v[0].value : 1;
+		double d = (n->value - n->base) / root, mag = fabs(d) * 10; /* 10% = full colour */
+		int c = 255 - (int)(mag > 1 ? 210 : mag * 210);
+
+		if (d >= 0)
+			snprintf(buf, size, "rgb(255,%d,%d)", c, c);
+		else
+			snprintf(buf, size, "rgb(%d,%d,255)", c, c);
+		return;
+	}
 	if (o->diff) {
 		double share = t->v[0].value > 0 ? n->value / t->v[0].value : 0;
 		double base = t->v[0].base > 0 ? n->base / t->v[0].base : 0;
@@ -88,7 +99,11 @@ static void frame_details(FILE *f, const struct flame *t, const struct flame_nod
 	char buf[320];
 
 	xml_text(f, n->name);
-	if (o->diff) {
+	if (o->diff && o->diff_abs) {
+		snprintf(buf, sizeof(buf), " (B %.3f %s, A %.3f: %+.3f %s, %+.2f%% of B's total)",
+			 n->value, o->unit, n->base, n->value - n->base, o->unit,
+			 100 * (n->value - n->base) / total);
+	} else if (o->diff) {
 		double base_total = t->v[0].base > 0 ? t->v[0].base : 1;
 		double p1 = n->base / base_total, p2 = n->value / total;
 		double half = 196 * sqrt(p1 * (1 - p1) / base_total + p2 * (1 - p2) / total);

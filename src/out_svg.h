@@ -20,6 +20,8 @@ struct svg_opts {
 	const char *unit;      /* what a node's value counts: "samples" */
 	double unit_ns;        /* ns one unit stands for (0: no time estimate in the details) */
 	bool diff;             /* differential: colour by share in value vs share in base */
+	bool diff_abs;         /* with diff: colour by value - base, both in unit (muxbpf ab:
+				* µs per command), as a share of the root's value */
 	int width;             /* pixels (0: 1200) */
 	bool embed;            /* inline in report.html: no XML prolog, CSS or script (the page's) */
 	const char *id_prefix; /* before each frame's id "fN" (unique ids in one page), or NULL */

@@ -1,0 +1,977 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * muxbpf ab: the session (ab.h).  The method is bench/overhead.c's, which shows paired blocks
+ * inside server processes reproducible to a few % where separate runs vary by up to 13%: both
+ * games are up at once, and every phase runs in blocks alternating between A and B, so both
+ * builds see the same host state in each round.
+ *
+ * Every block gets a phase id of its own (a "slot": 1 + the block pair's index), the same in
+ * A's and B's profiler, so samples and the ledger are kept per round; slots are folded per
+ * round for the function deltas and merged per phase for the artifacts.  A warm-up round per
+ * phase runs under phase 0 and is not counted.
+ *
+ * Phases that change state keep A and B doing the same work: the objects and attributes
+ * (create + attrwrite) are made once in both games before any block; attrwrite's blocks write
+ * the same values over the same attributes, dump's blocks dump the same database; create runs
+ * last, each of its blocks making 1500 x scale more objects in each game, so round r of both
+ * builds starts from the same database size.  boot and idle are not repeatable in one process
+ * (boot happens once; idle has no commands) and are not part of ab.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "ab.h"
+#include "attach.h"
+#include "collect.h"
+#include "collect_ledger.h"
+#include "drive.h"
+#include "flame.h"
+#include "fold.h"
+#include "game.h"
+#include "ledger.h"
+#include "log.h"
+#include "maps.h"
+#include "out.h"
+#include "out_folded.h"
+#include "out_svg.h"
+#include "phases.h"
+#include "preflight.h"
+#include "procstat.h"
+#include "report.h"
+#include "resolve.h"
+#include "signals.h"
+#include "sprof.h"
+#include "symbolize.h"
+
+#define BOOT_TIMEOUT_MS 20000
+#define QUIESCE_TIMEOUT_MS 2000
+#define AB_FN_KEEP 60 /* function rows kept per phase */
+
+/* The order ab runs phases in: create last (its blocks add objects named like the first ones,
+ * which later phases' name lookups would find ambiguous). */
+static const unsigned int ab_order[] = {
+	MUXBPF_PHASE_ATTRWRITE,	     MUXBPF_PHASE_DUMP,		  MUXBPF_PHASE_ATTRREAD,
+	MUXBPF_PHASE_DISPATCH,	     MUXBPF_PHASE_SOFTCODE_ARITH, MUXBPF_PHASE_SOFTCODE_LIST,
+	MUXBPF_PHASE_CREATE,
+};
+#define AB_NORDER (sizeof(ab_order) / sizeof(ab_order[0]))
+
+struct ab_reading {
+	struct rt_snapshot rt;
+	struct mb_inflight inflight;
+	uint64_t t_ns;
+};
+
+/* One build's game, profiler and driver, and the readings around each of its blocks. */
+struct ab_side {
+	int which;
+	struct game *game;
+	struct profiler *prof;
+	struct driver *drv;
+	pid_t pid;
+	unsigned int slot;   /* the phase id of the block running */
+	struct ab_reading *before, *after; /* by slot */
+	struct mb_profile profile;
+	struct mb_ledger_data ledger;
+	struct mb_maps maps;
+	struct mb_pins pins;
+	struct mb_resolved res;
+	struct sprof sp;
+};
+
+struct ab_session {
+	const struct ab_opts *o;
+	struct ab_result *r;
+	struct ab_side side[2];
+	unsigned int slot_phase[MUXBPF_MAX_PHASES]; /* slot -> netmux phase */
+	int slot_round[MUXBPF_MAX_PHASES];
+	int nslots;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static const char *const side_name[2] = { "A", "B" };
+
+/* ---- options ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: muxbpf ab [options] A B   (A, B: netmux binaries; the same twice: A/A)\n"
+		"  --env-a VAR=VALUE   environment for A's netmux (repeatable), e.g. LD_PRELOAD=...\n"
+		"  --env-b VAR=VALUE   the same for B\n"
+		"  --game-a DIR        A's game template (default /usr/share/tinymux/game)\n"
+		"  --game-b DIR        B's game template\n"
+		"  --phase LIST        all, or a comma list of attrwrite, dump, attrread, dispatch,\n"
+		"                      softcode_arith, softcode_list, create (default all; they run\n"
+		"                      in that order)\n"
+		"  --rounds N          paired rounds per phase (default %d, 6-%d)\n"
+		"  --scale F           work per block relative to upstream's table (default 1)\n"
+		"  --freq HZ           user-only sampling frequency (default 997)\n"
+		"  --top N             rows per table in the text (default 10)\n"
+		"  --out DIR           ab.json, a/ and b/ (PHASE.folded, PHASE.svg, profile.pb.gz),\n"
+		"                      PHASE.diff.svg\n"
+		"  --netmux-user USER  run both netmux as USER when muxbpf runs as root\n"
+		"  -q, --quiet         no progress lines\n"
+		"Exit status: 0 every phase same, 1 a phase faster or slower, 2 usage or failure.\n",
+		AB_DEFAULT_ROUNDS, AB_MAX_ROUNDS);
+}
+
+static int add_env(struct ab_opts *o, int which, const char *v)
+{
+	if (!strchr(v, '=') || v[0] == '=') {
+		pr_err("--env-%c wants VAR=VALUE, not %s", which ? 'b' : 'a', v);
+		return -EINVAL;
+	}
+	if (o->nenv[which] == AB_MAX_ENV) {
+		pr_err("at most %d --env-%c", AB_MAX_ENV, which ? 'b' : 'a');
+		return -EINVAL;
+	}
+	o->env[which][o->nenv[which]++] = v;
+	return 0;
+}
+
+static int parse_phases(struct ab_opts *o, const char *list)
+{
+	unsigned int got[MUXBPF_PHASE__COUNT];
+	int n = phases_parse(list, got, MUXBPF_PHASE__COUNT);
+
+	if (n <= 0)
+		return -EINVAL;
+	o->nphases = 0;
+	for (size_t k = 0; k < AB_NORDER; k++)
+		for (int i = 0; i < n; i++)
+			if (got[i] == ab_order[k])
+				o->phases[o->nphases++] = ab_order[k];
+	for (int i = 0; i < n; i++)
+		if (got[i] == MUXBPF_PHASE_BOOT || got[i] == MUXBPF_PHASE_IDLE) {
+			pr_err("ab: %s is not a repeatable command phase (boot happens once per "
+			       "server, idle has no commands)",
+			       phase_name(got[i]));
+			return -EINVAL;
+		}
+	return 0;
+}
+
+int ab_parse(int argc, char **argv, struct ab_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "env-a", required_argument, NULL, 'a' },  { "env-b", required_argument, NULL, 'b' },
+		{ "game-a", required_argument, NULL, 'A' }, { "game-b", required_argument, NULL, 'B' },
+		{ "phase", required_argument, NULL, 'p' },  { "rounds", required_argument, NULL, 'r' },
+		{ "scale", required_argument, NULL, 's' },  { "freq", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
+		{ "netmux-user", required_argument, NULL, 'u' },
+		{ "quiet", no_argument, NULL, 'q' },	    { "help", no_argument, NULL, 'h' },
+		{},
+	};
+	char *end;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->scale = 1;
+	o->freq = 997;
+	o->rounds = AB_DEFAULT_ROUNDS;
+	o->top = 10;
+	for (size_t k = 0; k < AB_NORDER; k++)
+		o->phases[o->nphases++] = ab_order[k];
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "qh", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+		case 'b':
+			if (add_env(o, opt == 'b', optarg))
+				return -EINVAL;
+			break;
+		case 'A':
+			o->game[AB_A] = optarg;
+			break;
+		case 'B':
+			o->game[AB_B] = optarg;
+			break;
+		case 'p':
+			if (parse_phases(o, optarg))
+				return -EINVAL;
+			break;
+		case 'r':
+			o->rounds = (int)strtol(optarg, &end, 10);
+			if (*end || o->rounds < 6 || o->rounds > AB_MAX_ROUNDS) {
+				pr_err("--rounds wants 6 to %d (fewer rounds can never reach p < "
+				       "0.05 with the signed-rank test)",
+				       AB_MAX_ROUNDS);
+				return -EINVAL;
+			}
+			break;
+		case 's':
+			o->scale = strtod(optarg, &end);
+			if (*end || !(o->scale > 0) || o->scale > 100) {
+				pr_err("invalid --scale %s", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			o->freq = (int)strtol(optarg, &end, 10);
+			if (*end || o->freq < 1 || o->freq > 100000) {
+				pr_err("invalid --freq %s (1-100000)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 't':
+			o->top = (int)strtol(optarg, &end, 10);
+			if (*end || o->top < 1) {
+				pr_err("invalid --top %s", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'o':
+			o->out_dir = optarg;
+			break;
+		case 'u':
+			o->netmux_user = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (argc - optind != 2) {
+		pr_err("ab wants two netmux binaries, A and B");
+		usage(stderr);
+		return -EINVAL;
+	}
+	o->netmux[AB_A] = argv[optind];
+	o->netmux[AB_B] = argv[optind + 1];
+	for (int s = 0; s < 2; s++)
+		if (access(o->netmux[s], X_OK)) {
+			pr_err("%s: %s", o->netmux[s], strerror(errno));
+			return -EINVAL;
+		}
+	if (o->rounds * o->nphases > MUXBPF_MAX_PHASES - 1) {
+		pr_err("--rounds %d x %d phases is more than the %d blocks one profile keeps apart",
+		       o->rounds, o->nphases, MUXBPF_MAX_PHASES - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the session ---- */
+
+static void reading_free(struct ab_reading *rd)
+{
+	rt_snapshot__free(&rd->rt);
+	inflight__free(&rd->inflight);
+}
+
+static int take_reading(struct ab_side *s, struct ab_reading *rd)
+{
+	int err = procstat_wait_sleeping(s->pid, QUIESCE_TIMEOUT_MS);
+
+	if (err == -ETIMEDOUT)
+		pr_warn("%s's netmux still running %d ms after its last reply; reading anyway",
+			side_name[s->which], QUIESCE_TIMEOUT_MS);
+	else if (err)
+		return err;
+	reading_free(rd);
+	err = collect_runtime(s->prof, &rd->rt);
+	if (!err && profiler__has_ledger(s->prof))
+		err = collect_inflight(s->prof, &rd->inflight);
+	rd->t_ns = now_ns();
+	return err;
+}
+
+static int hook_begin(void *ctx, unsigned int phase)
+{
+	struct ab_side *s = ctx;
+	int err;
+
+	(void)phase;
+	if (!s->slot) /* warm-up */
+		return procstat_wait_sleeping(s->pid, QUIESCE_TIMEOUT_MS) == -ESRCH ? -ESRCH : 0;
+	err = take_reading(s, &s->before[s->slot]);
+	if (!err)
+		profiler__set_phase(s->prof, s->slot);
+	return err;
+}
+
+static int hook_end(void *ctx, unsigned int phase)
+{
+	struct ab_side *s = ctx;
+	int err = 0;
+
+	(void)phase;
+	if (s->slot)
+		err = take_reading(s, &s->after[s->slot]);
+	profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
+	return err;
+}
+
+static const char *netmux_user(const struct ab_opts *o)
+{
+	if (o->netmux_user || geteuid() != 0)
+		return o->netmux_user;
+	return getpwnam("muxbpf") ? "muxbpf" : "nobody";
+}
+
+static int side_start(struct ab_session *ss, int which)
+{
+	const struct ab_opts *o = ss->o;
+	struct ab_side *s = &ss->side[which];
+	struct game_opts gopts = { .netmux = o->netmux[which],
+				   .template = o->game[which] ? o->game[which]
+							      : MUXBPF_DEFAULT_TEMPLATE,
+				   .user = netmux_user(o), .env = o->env[which],
+				   .nenv = o->nenv[which] };
+	struct attach_opts aopts = { .freq = o->freq, .enable_on_exec = true,
+				     .unwind = MUXBPF_UNWIND_AUTO, .exe = o->netmux[which] };
+	struct drive_opts dopts = { .scale = o->scale, .chunk = 256, .timeout_ms = 30000,
+				    .stop_fd = signals_fd(), .create_again = true };
+	int err;
+
+	s->which = which;
+	sprof_init(&s->sp, o->freq);
+	s->before = calloc(MUXBPF_MAX_PHASES, sizeof(*s->before));
+	s->after = calloc(MUXBPF_MAX_PHASES, sizeof(*s->after));
+	if (!s->before || !s->after)
+		return -ENOMEM;
+	s->game = game__new(&gopts);
+	if (!s->game)
+		return -errno;
+	err = game__spawn_paused(s->game);
+	if (err)
+		return err;
+	s->pid = game__pid(s->game);
+	aopts.pid = s->pid;
+	s->prof = profiler__new(&aopts);
+	if (!s->prof)
+		return -errno;
+	err = game__release(s->game);
+	if (!err)
+		err = game__wait_ready(s->game, BOOT_TIMEOUT_MS);
+	if (!err)
+		err = game__check_loopback(s->game);
+	if (err)
+		return err;
+	dopts.pidfd = game__pidfd(s->game);
+	s->drv = driver__new(game__port(s->game), &dopts);
+	if (!s->drv)
+		return -errno;
+	snprintf(ss->r->version[which], sizeof(ss->r->version[which]), "%s",
+		 driver__version(s->drv));
+	ss->r->pid[which] = s->pid;
+	return 0;
+}
+
+static void side_stop(struct ab_side *s)
+{
+	bool asked = false;
+
+	if (s->drv && s->game && !game__exited(s->game) && !signals_pending())
+		asked = driver__shutdown(s->drv) == 0;
+	driver__free(s->drv);
+	s->drv = NULL;
+	if (s->game)
+		game__stop(s->game, asked ? 10000 : 0);
+}
+
+static void side_free(struct ab_side *s)
+{
+	profiler__free(s->prof);
+	game__free(s->game);
+	for (int i = 0; s->before && i < MUXBPF_MAX_PHASES; i++) {
+		reading_free(&s->before[i]);
+		reading_free(&s->after[i]);
+	}
+	free(s->before);
+	free(s->after);
+	resolve_free(&s->res);
+	profile__free(&s->profile);
+	ledger_data__free(&s->ledger);
+	maps__free(&s->maps);
+	mb_pins__free(&s->pins);
+	sprof_free(&s->sp);
+}
+
+/* One block of phase on side which; slot 0 is a warm-up. */
+static int run_block(struct ab_session *ss, int which, unsigned int phase, unsigned int slot,
+		     struct ab_block *out)
+{
+	struct ab_side *s = &ss->side[which];
+	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .ctx = s };
+	struct phase_result res;
+	int err;
+
+	s->slot = slot;
+	err = driver__run(s->drv, &phase, 1, &h, &res);
+	s->slot = 0;
+	if (err) {
+		pr_err("ab: %s's %s block failed: %s", side_name[which], phase_name(phase),
+		       res.error);
+		return err;
+	}
+	if (out && slot) {
+		out->cmds = res.commands;
+		out->wall_s = res.wall_s;
+		out->cpu_ns = (double)rt_delta(&s->before[slot].rt, &s->after[slot].rt, s->pid);
+	}
+	return 0;
+}
+
+/* Objects and attributes once in both games when a phase uses them (outside every block). */
+static int setup(struct ab_session *ss)
+{
+	bool need = false;
+
+	for (int i = 0; i < ss->o->nphases; i++)
+		need |= ss->o->phases[i] == MUXBPF_PHASE_ATTRWRITE ||
+			ss->o->phases[i] == MUXBPF_PHASE_DUMP ||
+			ss->o->phases[i] == MUXBPF_PHASE_ATTRREAD;
+	if (!need)
+		return 0;
+	for (int w = 0; w < 2; w++) {
+		unsigned int ph[] = { MUXBPF_PHASE_CREATE, MUXBPF_PHASE_ATTRWRITE };
+		struct phase_result res[2];
+		int err = driver__run(ss->side[w].drv, ph, 2, NULL, res);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int run_rounds(struct ab_session *ss)
+{
+	const struct ab_opts *o = ss->o;
+	struct ab_result *r = ss->r;
+	int err;
+
+	for (int i = 0; i < o->nphases; i++) {
+		unsigned int ph = o->phases[i];
+		struct ab_phase *p = &r->phases[r->nphases];
+		double t0 = now_ns();
+
+		p->phase = ph;
+		/* warm-up: both builds once, not counted */
+		for (int w = 0; w < 2; w++)
+			if ((err = run_block(ss, w, ph, 0, NULL)))
+				return err;
+		for (int k = 0; k < o->rounds; k++) {
+			unsigned int slot = (unsigned int)++ss->nslots;
+			bool b_first = (k + i) % 2;
+
+			ss->slot_phase[slot] = ph;
+			ss->slot_round[slot] = k;
+			p->b_first[k] = b_first;
+			for (int j = 0; j < 2; j++) {
+				int w = b_first ? 1 - j : j;
+
+				err = run_block(ss, w, ph, slot, w ? &p->b[k] : &p->a[k]);
+				if (err)
+					return err;
+			}
+			p->rounds = k + 1;
+			if (signals_pending())
+				return -EINTR;
+		}
+		r->nphases++;
+		if (!o->quiet)
+			fprintf(stderr, "muxbpf ab: %s: %d rounds in %.1f s\n", phase_name(ph),
+				o->rounds, (now_ns() - t0) / 1e9);
+	}
+	return 0;
+}
+
+/* ---- analysis ---- */
+
+struct fn_acc {
+	char *name;
+	double self[2][AB_MAX_ROUNDS], total[2][AB_MAX_ROUNDS];
+};
+
+struct fn_set {
+	struct fn_acc *v;
+	size_t n, cap;
+};
+
+static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].name, name))
+			return &fs->v[i];
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 256;
+		struct fn_acc *v = realloc(fs->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		fs->v = v;
+		fs->cap = cap;
+	}
+	memset(&fs->v[fs->n], 0, sizeof(fs->v[0]));
+	fs->v[fs->n].name = strdup(name);
+	return fs->v[fs->n].name ? &fs->v[fs->n++] : NULL;
+}
+
+static double fabs_max(const struct ab_fn *f)
+{
+	return fmax(fabs(f->self.delta), fabs(f->total.delta));
+}
+
+static int cmp_fn(const void *x, const void *y)
+{
+	const struct ab_fn *a = x, *b = y;
+	double da = fabs(a->self.delta), db = fabs(b->self.delta);
+
+	if (da != db)
+		return da < db ? 1 : -1;
+	da = fabs(a->total.delta);
+	db = fabs(b->total.delta);
+	return da < db ? 1 : da > db ? -1 : strcmp(a->name, b->name);
+}
+
+static int cmp_fn_max(const void *x, const void *y)
+{
+	double da = fabs_max(x), db = fabs_max(y);
+
+	return da < db ? 1 : da > db ? -1 : 0;
+}
+
+static int cmp_sys(const void *x, const void *y)
+{
+	const struct ab_sys *a = x, *b = y;
+	double da = fabs(a->cpu.delta), db = fabs(b->cpu.delta);
+
+	return da < db ? 1 : da > db ? -1 : strcmp(a->name, b->name);
+}
+
+static unsigned int slot_of(const struct ab_session *ss, unsigned int phase, int round)
+{
+	for (int s = 1; s <= ss->nslots; s++)
+		if (ss->slot_phase[s] == phase && ss->slot_round[s] == round)
+			return (unsigned int)s;
+	return 0;
+}
+
+static int analyze_functions(struct ab_session *ss, struct ab_phase *p)
+{
+	double period_us = ss->r->period_ns / 1e3, wa[AB_MAX_ROUNDS], wb[AB_MAX_ROUNDS];
+	struct fn_set fs = {};
+	int err = 0;
+
+	for (int k = 0; k < p->rounds && !err; k++) {
+		unsigned int slot = slot_of(ss, p->phase, k);
+
+		wa[k] = (double)p->a[k].cmds;
+		wb[k] = (double)p->b[k].cmds;
+		for (int w = 0; w < 2 && !err; w++) {
+			struct ab_side *s = &ss->side[w];
+			struct fold_table t = {};
+			struct fold_view *v;
+
+			err = fold_phase(&s->profile, &s->res, slot, (uint32_t)s->pid,
+					 FOLD_VIEW(FOLD_BY_FUNCTION), &t);
+			if (err)
+				break;
+			(w ? &p->b[k] : &p->a[k])->samples = t.samples;
+			v = &t.by[FOLD_BY_FUNCTION];
+			for (size_t i = 0; i < v->n; i++) {
+				struct fn_acc *f = fn_get(&fs, v->rows[i].name);
+
+				if (!f) {
+					err = -ENOMEM;
+					break;
+				}
+				f->self[w][k] = v->rows[i].self * period_us;
+				f->total[w][k] = v->rows[i].total * period_us;
+			}
+			fold_table__free(&t);
+		}
+	}
+	if (!err && fs.n) {
+		p->fns = calloc(fs.n, sizeof(*p->fns));
+		if (!p->fns)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < fs.n; i++) {
+		struct ab_fn *f = &p->fns[p->nfns];
+
+		f->name = fs.v[i].name;
+		fs.v[i].name = NULL;
+		err = stats_delta_compare(fs.v[i].self[0], fs.v[i].self[1], wa, wb, p->rounds, NULL,
+					  &f->self) ?:
+		      stats_delta_compare(fs.v[i].total[0], fs.v[i].total[1], wa, wb, p->rounds,
+					  NULL, &f->total);
+		p->nfns++;
+	}
+	/* the largest differences by self or total, then in the order of self */
+	if (!err) {
+		qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn_max);
+		while (p->nfns > AB_FN_KEEP)
+			free(p->fns[--p->nfns].name);
+		qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn);
+	}
+	for (size_t i = 0; i < fs.n; i++)
+		free(fs.v[i].name);
+	free(fs.v);
+	return err;
+}
+
+#define AB_MAX_SYS 512
+
+static int analyze_syscalls(struct ab_session *ss, struct ab_phase *p)
+{
+	static double cpu[AB_MAX_SYS][2][AB_MAX_ROUNDS], calls[AB_MAX_SYS][2][AB_MAX_ROUNDS];
+	double wa[AB_MAX_ROUNDS], wb[AB_MAX_ROUNDS];
+	bool seen[AB_MAX_SYS] = {};
+	size_t nseen = 0;
+	int err = 0;
+
+	memset(cpu, 0, sizeof(cpu));
+	memset(calls, 0, sizeof(calls));
+	for (int k = 0; k < p->rounds && !err; k++) {
+		unsigned int slot = slot_of(ss, p->phase, k);
+
+		wa[k] = (double)p->a[k].cmds;
+		wb[k] = (double)p->b[k].cmds;
+		for (int w = 0; w < 2 && !err; w++) {
+			struct ab_side *s = &ss->side[w];
+			struct mb_boundary from = { s->before[slot].t_ns, &s->before[slot].rt,
+						    &s->before[slot].inflight };
+			struct mb_boundary to = { s->after[slot].t_ns, &s->after[slot].rt,
+						  &s->after[slot].inflight };
+			struct phase_ledger l = {};
+
+			err = ledger_build(&s->ledger, slot, (uint32_t)s->pid, &from, &to, &l);
+			for (size_t i = 0; !err && i < l.nsys; i++) {
+				uint32_t nr = l.sys[i].nr;
+
+				if (nr >= AB_MAX_SYS)
+					continue;
+				nseen += !seen[nr];
+				seen[nr] = true;
+				cpu[nr][w][k] = l.sys[i].cpu_ns / 1e3;
+				calls[nr][w][k] = (double)l.sys[i].count;
+			}
+			phase_ledger__free(&l);
+		}
+	}
+	if (err || !nseen)
+		return err;
+	p->sys = calloc(nseen, sizeof(*p->sys));
+	if (!p->sys)
+		return -ENOMEM;
+	for (uint32_t nr = 0; nr < AB_MAX_SYS && !err; nr++) {
+		struct ab_sys *y = &p->sys[p->nsys];
+
+		if (!seen[nr])
+			continue;
+		y->name = syscall_name(nr);
+		err = stats_delta_compare(cpu[nr][0], cpu[nr][1], wa, wb, p->rounds, NULL,
+					  &y->cpu) ?:
+		      stats_delta_compare(calls[nr][0], calls[nr][1], wa, wb, p->rounds, NULL,
+					  &y->calls);
+		p->nsys++;
+	}
+	qsort(p->sys, p->nsys, sizeof(*p->sys), cmp_sys);
+	return err;
+}
+
+static int analyze(struct ab_session *ss)
+{
+	struct ab_result *r = ss->r;
+	int err = 0;
+
+	for (int i = 0; i < r->nphases && !err; i++) {
+		struct ab_phase *p = &r->phases[i];
+
+		for (int k = 0; k < p->rounds; k++) {
+			p->a_us[k] = p->a[k].cmds ? p->a[k].cpu_ns / 1e3 / p->a[k].cmds : 0;
+			p->b_us[k] = p->b[k].cmds ? p->b[k].cpu_ns / 1e3 / p->b[k].cmds : 0;
+		}
+		err = stats_ab_compare(p->a_us, p->b_us, p->rounds, NULL, &p->cmp);
+		if (!err)
+			err = analyze_functions(ss, p);
+		if (!err && r->ledger)
+			err = analyze_syscalls(ss, p);
+	}
+	return err;
+}
+
+/* Collect both profiles and symbolize them (netmux still up: its mappings are read now). */
+static int collect(struct ab_session *ss, struct symbolizer *sym)
+{
+	static struct mb_maps by_phase[MUXBPF_MAX_PHASES];
+	int err = 0;
+
+	for (int w = 0; w < 2 && !err; w++) {
+		struct ab_side *s = &ss->side[w];
+
+		profiler__pause(s->prof);
+		err = maps__read(s->pid, &s->maps);
+		if (!err)
+			mb_pins__add(&s->pins, s->pid, &s->maps);
+		if (!err)
+			err = collect_profile(s->prof, &s->profile);
+		if (!err && profiler__has_ledger(s->prof))
+			err = collect_ledger(s->prof, &s->ledger);
+		ss->r->ledger = profiler__has_ledger(s->prof);
+		if (!err) {
+			symbolizer__use_pins(sym, &s->pins);
+			err = resolve_profile(sym, by_phase, &s->maps, &s->profile,
+					      (uint32_t)s->pid, &s->res);
+		}
+		/* the artifacts: every block of a phase merged under the phase's own id */
+		for (size_t i = 0; !err && i < s->profile.n; i++) {
+			const struct mb_sample *smp = &s->profile.samples[i];
+			unsigned int ph = smp->phase < MUXBPF_MAX_PHASES && smp->pid == (uint32_t)s->pid
+						  ? ss->slot_phase[smp->phase]
+						  : 0;
+
+			if (!ph || !smp->phase)
+				continue;
+			err = sprof_add_sample(&s->sp, ph, s->res.stacks[i].frames,
+					       s->res.stacks[i].n, smp->count);
+		}
+		s->sp.nruns = 1;
+	}
+	if (err)
+		pr_err("ab: failed to collect the profiles: %s", strerror(-err));
+	return err;
+}
+
+/* ---- artifacts ---- */
+
+static FILE *open_out(const char *dir, const char *sub, const char *name, char *path, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, n, "%s%s%s/%s", dir, sub ? "/" : "", sub ? sub : "", name);
+	f = fopen(path, "we");
+	if (!f)
+		pr_err("failed to create %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *path, int err)
+{
+	if (ferror(f) && !err)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		pr_err("failed to write %s: %s", path, strerror(-err));
+	return err;
+}
+
+/* B's stacks as values, A's as the baseline, both in µs of CPU per command. */
+static int diff_flame(struct flame *t, const struct ab_session *ss, const struct ab_phase *p)
+{
+	const char *names[MUXBPF_MAX_STACK_DEPTH + 2];
+	uint8_t kinds[MUXBPF_MAX_STACK_DEPTH + 2];
+	int err = flame_init(t, "all");
+
+	for (int w = 1; w >= 0 && !err; w--) {
+		const struct sprof *sp = &ss->side[w].sp;
+		const struct sp_phase *sph = sp->has[p->phase] ? &sp->phases[p->phase] : NULL;
+		double cmds = 0, unit;
+
+		for (int k = 0; k < p->rounds; k++)
+			cmds += (double)(w ? p->b[k].cmds : p->a[k].cmds);
+		unit = cmds > 0 ? sprof_period_ns(sp) / 1e3 / cmds : 0;
+		for (size_t i = 0; sph && i < sph->nstacks && !err; i++) {
+			const struct sp_stack *s = &sph->stacks[i];
+			size_t n = 0;
+
+			for (uint32_t f = s->nr; f-- > 0;) {
+				const struct sp_frame *fr = &sp->frames[s->frames[f]];
+
+				names[n] = fr->label;
+				kinds[n++] = fr->name ? FLAME_USER : FLAME_UNNAMED;
+			}
+			err = flame_add(t, names, kinds, n, w ? s->count * unit : 0,
+					w ? 0 : s->count * unit);
+		}
+	}
+	if (!err)
+		flame_layout(t);
+	return err;
+}
+
+static int write_side(const struct ab_session *ss, int w)
+{
+	const char *dir = ss->o->out_dir, *sub = w ? "b" : "a";
+	const struct ab_side *s = &ss->side[w];
+	struct report rep = { .target = ss->o->netmux[w], .version = ss->r->version[w] };
+	char path[4096], name[128];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	err = out_mkdir_p(path);
+	if (err) {
+		pr_err("failed to create %s: %s", path, strerror(-err));
+		return err;
+	}
+	for (int i = 0; i < ss->r->nphases && !err; i++) {
+		unsigned int ph = ss->r->phases[i].phase;
+		const struct sp_phase *sph = s->sp.has[ph] ? &s->sp.phases[ph] : NULL;
+		struct svg_opts so = { .unit = "samples", .unit_ns = sprof_period_ns(&s->sp) };
+		struct flame t;
+		char title[256];
+		FILE *f;
+
+		if (!sph)
+			continue;
+		snprintf(name, sizeof(name), "%s.folded", phase_name(ph));
+		f = open_out(dir, sub, name, path, sizeof(path));
+		if (!f)
+			return -errno;
+		err = close_out(f, path, folded_write(f, &s->sp, sph));
+		if (err)
+			break;
+		snprintf(name, sizeof(name), "%s.svg", phase_name(ph));
+		snprintf(title, sizeof(title), "%s (%s): %s, every round", side_name[w],
+			 ss->o->netmux[w], phase_name(ph));
+		so.title = title;
+		err = flame_from_phase(&t, &s->sp, sph, false);
+		if (!err) {
+			flame_layout(&t);
+			f = open_out(dir, sub, name, path, sizeof(path));
+			err = f ? close_out(f, path, svg_write(f, &t, &so)) : -errno;
+		}
+		flame_free(&t);
+	}
+	snprintf(path, sizeof(path), "%s/%s/profile.pb.gz", dir, sub);
+	return err ?: pprof_write(path, &rep, &s->sp);
+}
+
+static int write_artifacts(const struct ab_session *ss)
+{
+	const char *dir = ss->o->out_dir;
+	char path[4096], name[128];
+	int err = out_mkdir_p(dir);
+
+	for (int w = 0; w < 2 && !err; w++)
+		err = write_side(ss, w);
+	for (int i = 0; i < ss->r->nphases && !err; i++) {
+		const struct ab_phase *p = &ss->r->phases[i];
+		struct svg_opts so = { .unit = "us/cmd", .diff = true, .diff_abs = true };
+		char title[256], sub[256];
+		struct flame t;
+		FILE *f;
+
+		snprintf(title, sizeof(title), "%s: B against A, CPU per command (widths: B)",
+			 phase_name(p->phase));
+		snprintf(sub, sizeof(sub),
+			 "red: B spends more, blue: B spends less; B/A %.3f [%.3f, %.3f], %s",
+			 p->cmp.ratio, p->cmp.ci_low, p->cmp.ci_high,
+			 stats_verdict_name(p->cmp.verdict));
+		so.title = title;
+		so.subtitle = sub;
+		err = diff_flame(&t, ss, p);
+		snprintf(name, sizeof(name), "%s.diff.svg", phase_name(p->phase));
+		if (!err) {
+			f = open_out(dir, NULL, name, path, sizeof(path));
+			err = f ? close_out(f, path, svg_write(f, &t, &so)) : -errno;
+		}
+		flame_free(&t);
+	}
+	if (!err) {
+		FILE *f = open_out(dir, NULL, "ab.json", path, sizeof(path));
+
+		err = f ? close_out(f, path, ab_json_write(f, ss->r)) : -errno;
+	}
+	return err;
+}
+
+int ab_run(const struct ab_opts *o, struct ab_result *r)
+{
+	struct ab_session ss = { .o = o, .r = r };
+	struct symbolizer *sym = NULL;
+	double t0 = now_ns();
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->period_ns = 1e9 / o->freq;
+	err = preflight_bpf();
+	for (int w = 0; w < 2 && !err; w++)
+		err = side_start(&ss, w);
+	if (!err)
+		err = setup(&ss);
+	if (!err)
+		err = run_rounds(&ss);
+	if (!err) {
+		sym = symbolizer__new();
+		err = sym ? collect(&ss, sym) : -ENOMEM;
+	}
+	for (int w = 0; w < 2; w++)
+		side_stop(&ss.side[w]);
+	if (!err)
+		err = analyze(&ss);
+	r->wall_s = (now_ns() - t0) / 1e9;
+	if (!err && o->out_dir)
+		err = write_artifacts(&ss);
+	for (int w = 0; w < 2; w++)
+		side_free(&ss.side[w]);
+	symbolizer__free(sym);
+	return err;
+}
+
+void ab_result_free(struct ab_result *r)
+{
+	for (int i = 0; i < r->nphases; i++) {
+		for (size_t k = 0; k < r->phases[i].nfns; k++)
+			free(r->phases[i].fns[k].name);
+		free(r->phases[i].fns);
+		free(r->phases[i].sys);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+int ab_main(int argc, char **argv)
+{
+	static struct ab_result r;
+	struct ab_opts o;
+	int err = ab_parse(argc, argv, &o), differ = 0;
+
+	if (err)
+		return err > 0 ? 0 : 2;
+	err = signals_install();
+	if (err) {
+		pr_err("failed to install signal handlers: %s", strerror(-err));
+		return 2;
+	}
+	if (o.out_dir && (err = out_mkdir_p(o.out_dir))) {
+		pr_err("cannot write to the --out directory %s: %s", o.out_dir, strerror(-err));
+		return 2;
+	}
+	err = ab_run(&o, &r);
+	if (err) {
+		if (err != -EINTR)
+			pr_err("ab: run failed: %s", strerror(-err));
+		ab_result_free(&r);
+		return signals_pending() ? signals_exit_code(signals_pending()) : 2;
+	}
+	ab_text_write(stdout, &r);
+	for (int i = 0; i < r.nphases; i++)
+		differ |= r.phases[i].cmp.verdict != STATS_SAME;
+	ab_result_free(&r);
+	return differ ? 1 : 0;
+}
