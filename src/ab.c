@@ -5,17 +5,20 @@
  * games are up at once, and every phase runs in blocks alternating between A and B, so both
  * builds see the same host state in each round.
  *
- * Every block gets a phase id of its own (a "slot": 1 + the block pair's index), the same in
- * A's and B's profiler, so samples and the ledger are kept per round; slots are folded per
- * round for the function deltas and merged per phase for the artifacts.  A warm-up round per
- * phase runs under phase 0 and is not counted.
+ * Every round starts a fresh pair of games (two processes of one binary differ by a few % in
+ * CPU per command, from their memory layouts: with one pair for the whole run that difference
+ * would be a bias every round shares; with a pair per round it is part of the round-to-round
+ * spread the statistics see).  Both get the phases in the canonical order, so the phases that
+ * change state keep A and B doing the same work: create makes 1500 x scale objects in the
+ * same fresh database, attrwrite writes the same 12 attributes on each, dump dumps the same
+ * database, attrread reads it back; a set-up a phase needs when its predecessor is not asked
+ * for (objects and attributes for dump and attrread) is done by the driver in both games,
+ * outside every block.  boot and idle are not part of ab (boot is not a block of commands,
+ * idle has none).
  *
- * Phases that change state keep A and B doing the same work: the objects and attributes
- * (create + attrwrite) are made once in both games before any block; attrwrite's blocks write
- * the same values over the same attributes, dump's blocks dump the same database; create runs
- * last, each of its blocks making 1500 x scale more objects in each game, so round r of both
- * builds starts from the same database size.  boot and idle are not repeatable in one process
- * (boot happens once; idle has no commands) and are not part of ab.
+ * Within a round the phase with index i runs under phase id i + 1 in both profilers; each
+ * round's profile is symbolized and folded as soon as the round ends, per phase, for the
+ * function and syscall deltas, and merged per phase for the artifacts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -53,12 +56,11 @@
 #define QUIESCE_TIMEOUT_MS 2000
 #define AB_FN_KEEP 60 /* function rows kept per phase */
 
-/* The order ab runs phases in: create last (its blocks add objects named like the first ones,
- * which later phases' name lookups would find ambiguous). */
+/* The phases ab runs, in the canonical order (the driver's set-ups assume it). */
 static const unsigned int ab_order[] = {
-	MUXBPF_PHASE_ATTRWRITE,	     MUXBPF_PHASE_DUMP,		  MUXBPF_PHASE_ATTRREAD,
-	MUXBPF_PHASE_DISPATCH,	     MUXBPF_PHASE_SOFTCODE_ARITH, MUXBPF_PHASE_SOFTCODE_LIST,
-	MUXBPF_PHASE_CREATE,
+	MUXBPF_PHASE_CREATE,	     MUXBPF_PHASE_ATTRWRITE,	  MUXBPF_PHASE_DUMP,
+	MUXBPF_PHASE_ATTRREAD,	     MUXBPF_PHASE_DISPATCH,	  MUXBPF_PHASE_SOFTCODE_ARITH,
+	MUXBPF_PHASE_SOFTCODE_LIST,
 };
 #define AB_NORDER (sizeof(ab_order) / sizeof(ab_order[0]))
 
@@ -68,30 +70,44 @@ struct ab_reading {
 	uint64_t t_ns;
 };
 
-/* One build's game, profiler and driver, and the readings around each of its blocks. */
+/* One build's game, profiler and driver of the current round, and the readings around each of
+ * its blocks (slot = the phase's index + 1). */
 struct ab_side {
 	int which;
 	struct game *game;
 	struct profiler *prof;
 	struct driver *drv;
 	pid_t pid;
-	unsigned int slot;   /* the phase id of the block running */
-	struct ab_reading *before, *after; /* by slot */
-	struct mb_profile profile;
-	struct mb_ledger_data ledger;
-	struct mb_maps maps;
-	struct mb_pins pins;
-	struct mb_resolved res;
-	struct sprof sp;
+	unsigned int slot; /* the phase id of the block running */
+	struct ab_reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
+	struct sprof sp;   /* every round's samples, by netmux phase: the artifacts */
+};
+
+/* Per phase, what the rounds' profiles give: user samples per function, syscalls. */
+struct fn_acc {
+	char *name;
+	double self[2][AB_MAX_ROUNDS], total[2][AB_MAX_ROUNDS];
+};
+
+struct fn_set {
+	struct fn_acc *v;
+	size_t n, cap;
+};
+
+#define AB_MAX_SYS 512
+
+struct sys_acc {
+	bool seen[AB_MAX_SYS];
+	double cpu[AB_MAX_SYS][2][AB_MAX_ROUNDS], calls[AB_MAX_SYS][2][AB_MAX_ROUNDS];
 };
 
 struct ab_session {
 	const struct ab_opts *o;
 	struct ab_result *r;
 	struct ab_side side[2];
-	unsigned int slot_phase[MUXBPF_MAX_PHASES]; /* slot -> netmux phase */
-	int slot_round[MUXBPF_MAX_PHASES];
-	int nslots;
+	struct symbolizer *sym;
+	struct fn_set fns[MUXBPF_PHASE__COUNT]; /* by the phase's index in o->phases */
+	struct sys_acc *sys[MUXBPF_PHASE__COUNT];
 };
 
 static uint64_t now_ns(void)
@@ -303,8 +319,6 @@ static int hook_begin(void *ctx, unsigned int phase)
 	int err;
 
 	(void)phase;
-	if (!s->slot) /* warm-up */
-		return procstat_wait_sleeping(s->pid, QUIESCE_TIMEOUT_MS) == -ESRCH ? -ESRCH : 0;
 	err = take_reading(s, &s->before[s->slot]);
 	if (!err)
 		profiler__set_phase(s->prof, s->slot);
@@ -314,11 +328,9 @@ static int hook_begin(void *ctx, unsigned int phase)
 static int hook_end(void *ctx, unsigned int phase)
 {
 	struct ab_side *s = ctx;
-	int err = 0;
+	int err = take_reading(s, &s->after[s->slot]);
 
 	(void)phase;
-	if (s->slot)
-		err = take_reading(s, &s->after[s->slot]);
 	profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
 	return err;
 }
@@ -330,6 +342,7 @@ static const char *netmux_user(const struct ab_opts *o)
 	return getpwnam("muxbpf") ? "muxbpf" : "nobody";
 }
 
+/* A fresh game for this round: paused, profiled from its exec, booted, logged in. */
 static int side_start(struct ab_session *ss, int which)
 {
 	const struct ab_opts *o = ss->o;
@@ -342,15 +355,10 @@ static int side_start(struct ab_session *ss, int which)
 	struct attach_opts aopts = { .freq = o->freq, .enable_on_exec = true,
 				     .unwind = MUXBPF_UNWIND_AUTO, .exe = o->netmux[which] };
 	struct drive_opts dopts = { .scale = o->scale, .chunk = 256, .timeout_ms = 30000,
-				    .stop_fd = signals_fd(), .create_again = true };
+				    .stop_fd = signals_fd() };
 	int err;
 
 	s->which = which;
-	sprof_init(&s->sp, o->freq);
-	s->before = calloc(MUXBPF_MAX_PHASES, sizeof(*s->before));
-	s->after = calloc(MUXBPF_MAX_PHASES, sizeof(*s->after));
-	if (!s->before || !s->after)
-		return -ENOMEM;
 	s->game = game__new(&gopts);
 	if (!s->game)
 		return -errno;
@@ -379,6 +387,7 @@ static int side_start(struct ab_session *ss, int which)
 	return 0;
 }
 
+/* @shutdown (SIGTERM after a signal or a failure), then free the round's game and profiler. */
 static void side_stop(struct ab_side *s)
 {
 	bool asked = false;
@@ -389,27 +398,17 @@ static void side_stop(struct ab_side *s)
 	s->drv = NULL;
 	if (s->game)
 		game__stop(s->game, asked ? 10000 : 0);
-}
-
-static void side_free(struct ab_side *s)
-{
 	profiler__free(s->prof);
+	s->prof = NULL;
 	game__free(s->game);
-	for (int i = 0; s->before && i < MUXBPF_MAX_PHASES; i++) {
+	s->game = NULL;
+	for (int i = 0; i <= MUXBPF_PHASE__COUNT; i++) {
 		reading_free(&s->before[i]);
 		reading_free(&s->after[i]);
 	}
-	free(s->before);
-	free(s->after);
-	resolve_free(&s->res);
-	profile__free(&s->profile);
-	ledger_data__free(&s->ledger);
-	maps__free(&s->maps);
-	mb_pins__free(&s->pins);
-	sprof_free(&s->sp);
 }
 
-/* One block of phase on side which; slot 0 is a warm-up. */
+/* One block of phase on side which, under phase id slot. */
 static int run_block(struct ab_session *ss, int which, unsigned int phase, unsigned int slot,
 		     struct ab_block *out)
 {
@@ -420,99 +419,20 @@ static int run_block(struct ab_session *ss, int which, unsigned int phase, unsig
 
 	s->slot = slot;
 	err = driver__run(s->drv, &phase, 1, &h, &res);
-	s->slot = 0;
 	if (err) {
 		pr_err("ab: %s's %s block failed: %s", side_name[which], phase_name(phase),
 		       res.error);
 		return err;
 	}
-	if (out && slot) {
-		out->cmds = res.commands;
-		out->wall_s = res.wall_s;
-		out->cpu_ns = (double)rt_delta(&s->before[slot].rt, &s->after[slot].rt, s->pid);
-	}
+	out->cmds = res.commands;
+	out->wall_s = res.wall_s;
+	out->cpu_ns = (double)rt_delta(&s->before[slot].rt, &s->after[slot].rt, s->pid);
 	return 0;
 }
-
-/* Objects and attributes once in both games when a phase uses them (outside every block). */
-static int setup(struct ab_session *ss)
-{
-	bool need = false;
-
-	for (int i = 0; i < ss->o->nphases; i++)
-		need |= ss->o->phases[i] == MUXBPF_PHASE_ATTRWRITE ||
-			ss->o->phases[i] == MUXBPF_PHASE_DUMP ||
-			ss->o->phases[i] == MUXBPF_PHASE_ATTRREAD;
-	if (!need)
-		return 0;
-	for (int w = 0; w < 2; w++) {
-		unsigned int ph[] = { MUXBPF_PHASE_CREATE, MUXBPF_PHASE_ATTRWRITE };
-		struct phase_result res[2];
-		int err = driver__run(ss->side[w].drv, ph, 2, NULL, res);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int run_rounds(struct ab_session *ss)
-{
-	const struct ab_opts *o = ss->o;
-	struct ab_result *r = ss->r;
-	int err;
-
-	for (int i = 0; i < o->nphases; i++) {
-		unsigned int ph = o->phases[i];
-		struct ab_phase *p = &r->phases[r->nphases];
-		double t0 = now_ns();
-
-		p->phase = ph;
-		/* warm-up: both builds once, not counted */
-		for (int w = 0; w < 2; w++)
-			if ((err = run_block(ss, w, ph, 0, NULL)))
-				return err;
-		for (int k = 0; k < o->rounds; k++) {
-			unsigned int slot = (unsigned int)++ss->nslots;
-			bool b_first = (k + i) % 2;
-
-			ss->slot_phase[slot] = ph;
-			ss->slot_round[slot] = k;
-			p->b_first[k] = b_first;
-			for (int j = 0; j < 2; j++) {
-				int w = b_first ? 1 - j : j;
-
-				err = run_block(ss, w, ph, slot, w ? &p->b[k] : &p->a[k]);
-				if (err)
-					return err;
-			}
-			p->rounds = k + 1;
-			if (signals_pending())
-				return -EINTR;
-		}
-		r->nphases++;
-		if (!o->quiet)
-			fprintf(stderr, "muxbpf ab: %s: %d rounds in %.1f s\n", phase_name(ph),
-				o->rounds, (now_ns() - t0) / 1e9);
-	}
-	return 0;
-}
-
-/* ---- analysis ---- */
-
-struct fn_acc {
-	char *name;
-	double self[2][AB_MAX_ROUNDS], total[2][AB_MAX_ROUNDS];
-};
-
-struct fn_set {
-	struct fn_acc *v;
-	size_t n, cap;
-};
 
 static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
 {
-	for (size_t i = 0; i < fs->n; i++)
+	for (size_t i = fs->n; i-- > 0;)
 		if (!strcmp(fs->v[i].name, name))
 			return &fs->v[i];
 	if (fs->n == fs->cap) {
@@ -528,6 +448,141 @@ static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
 	fs->v[fs->n].name = strdup(name);
 	return fs->v[fs->n].name ? &fs->v[fs->n++] : NULL;
 }
+
+/*
+ * The round is over on side w (netmux still up: its mappings are read now): collect its
+ * profile and ledger, symbolize, and keep per phase the functions' samples, the syscalls, and
+ * the stacks for the artifacts.
+ */
+static int collect_round(struct ab_session *ss, int w, int round)
+{
+	static struct mb_maps by_phase[MUXBPF_MAX_PHASES];
+	struct ab_side *s = &ss->side[w];
+	double period_us = ss->r->period_ns / 1e3;
+	struct mb_profile prof = {};
+	struct mb_ledger_data led = {};
+	struct mb_resolved res = {};
+	struct mb_maps maps = {};
+	bool ledger = profiler__has_ledger(s->prof);
+	int err;
+
+	profiler__pause(s->prof);
+	err = maps__read(s->pid, &maps);
+	if (!err)
+		err = collect_profile(s->prof, &prof);
+	if (!err && ledger)
+		err = collect_ledger(s->prof, &led);
+	ss->r->ledger = ledger;
+	if (!err)
+		err = resolve_profile(ss->sym, by_phase, &maps, &prof, (uint32_t)s->pid, &res);
+	for (int i = 0; !err && i < ss->o->nphases; i++) {
+		unsigned int slot = (unsigned int)i + 1, ph = ss->o->phases[i];
+		struct ab_phase *p = &ss->r->phases[i];
+		struct fold_table t = {};
+		struct fold_view *v;
+
+		err = fold_phase(&prof, &res, slot, (uint32_t)s->pid, FOLD_VIEW(FOLD_BY_FUNCTION),
+				 &t);
+		if (err)
+			break;
+		(w ? &p->b[round] : &p->a[round])->samples = t.samples;
+		v = &t.by[FOLD_BY_FUNCTION];
+		for (size_t k = 0; k < v->n; k++) {
+			struct fn_acc *f = fn_get(&ss->fns[i], v->rows[k].name);
+
+			if (!f) {
+				err = -ENOMEM;
+				break;
+			}
+			f->self[w][round] = v->rows[k].self * period_us;
+			f->total[w][round] = v->rows[k].total * period_us;
+		}
+		fold_table__free(&t);
+		if (!err && ledger) {
+			struct mb_boundary from = { s->before[slot].t_ns, &s->before[slot].rt,
+						    &s->before[slot].inflight };
+			struct mb_boundary to = { s->after[slot].t_ns, &s->after[slot].rt,
+						  &s->after[slot].inflight };
+			struct sys_acc *y = ss->sys[i];
+			struct phase_ledger l = {};
+
+			err = ledger_build(&led, slot, (uint32_t)s->pid, &from, &to, &l);
+			for (size_t k = 0; !err && k < l.nsys; k++) {
+				uint32_t nr = l.sys[k].nr;
+
+				if (nr >= AB_MAX_SYS)
+					continue;
+				y->seen[nr] = true;
+				y->cpu[nr][w][round] = l.sys[k].cpu_ns / 1e3;
+				y->calls[nr][w][round] = (double)l.sys[k].count;
+			}
+			phase_ledger__free(&l);
+		}
+		for (size_t k = 0; !err && k < prof.n; k++)
+			if (prof.samples[k].phase == slot && prof.samples[k].pid == (uint32_t)s->pid)
+				err = sprof_add_sample(&s->sp, ph, res.stacks[k].frames,
+						       res.stacks[k].n, prof.samples[k].count);
+	}
+	s->sp.nruns = 1;
+	if (err)
+		pr_err("ab: failed to collect %s's profile: %s", side_name[w], strerror(-err));
+	resolve_free(&res);
+	profile__free(&prof);
+	ledger_data__free(&led);
+	maps__free(&maps);
+	return err;
+}
+
+/*
+ * Round after round, a fresh pair of servers: the difference between two processes of the
+ * same binary (their memory layouts; up to 5% on these machines) is then part of the
+ * round-to-round spread the statistics see, not a bias every round shares.
+ */
+static int run_rounds(struct ab_session *ss)
+{
+	const struct ab_opts *o = ss->o;
+	struct ab_result *r = ss->r;
+	int err = 0;
+
+	r->nphases = o->nphases;
+	for (int i = 0; i < o->nphases; i++)
+		r->phases[i].phase = o->phases[i];
+	for (int k = 0; k < o->rounds && !err; k++) {
+		double t0 = now_ns();
+
+		/* which game starts first alternates too (it may get the quieter CPU, or memory) */
+		for (int j = 0; j < 2 && !err; j++)
+			err = side_start(ss, k % 2 ? 1 - j : j);
+		for (int i = 0; i < o->nphases && !err; i++) {
+			struct ab_phase *p = &r->phases[i];
+			bool b_first = (k + i) % 2;
+
+			p->b_first[k] = b_first;
+			for (int j = 0; j < 2 && !err; j++) {
+				int w = b_first ? 1 - j : j;
+
+				err = run_block(ss, w, p->phase, (unsigned int)i + 1,
+						w ? &p->b[k] : &p->a[k]);
+			}
+			if (!err && signals_pending())
+				err = -EINTR;
+		}
+		for (int w = 0; w < 2 && !err; w++)
+			err = collect_round(ss, w, k);
+		for (int w = 0; w < 2; w++)
+			side_stop(&ss->side[w]);
+		if (err)
+			break;
+		for (int i = 0; i < o->nphases; i++)
+			r->phases[i].rounds = k + 1;
+		if (!o->quiet)
+			fprintf(stderr, "muxbpf ab: round %d/%d in %.1f s\n", k + 1, o->rounds,
+				(now_ns() - t0) / 1e9);
+	}
+	return err;
+}
+
+/* ---- analysis ---- */
 
 static double fabs_max(const struct ab_fn *f)
 {
@@ -561,132 +616,68 @@ static int cmp_sys(const void *x, const void *y)
 	return da < db ? 1 : da > db ? -1 : strcmp(a->name, b->name);
 }
 
-static unsigned int slot_of(const struct ab_session *ss, unsigned int phase, int round)
+static void weights(const struct ab_phase *p, double *wa, double *wb)
 {
-	for (int s = 1; s <= ss->nslots; s++)
-		if (ss->slot_phase[s] == phase && ss->slot_round[s] == round)
-			return (unsigned int)s;
-	return 0;
-}
-
-static int analyze_functions(struct ab_session *ss, struct ab_phase *p)
-{
-	double period_us = ss->r->period_ns / 1e3, wa[AB_MAX_ROUNDS], wb[AB_MAX_ROUNDS];
-	struct fn_set fs = {};
-	int err = 0;
-
-	for (int k = 0; k < p->rounds && !err; k++) {
-		unsigned int slot = slot_of(ss, p->phase, k);
-
+	for (int k = 0; k < p->rounds; k++) {
 		wa[k] = (double)p->a[k].cmds;
 		wb[k] = (double)p->b[k].cmds;
-		for (int w = 0; w < 2 && !err; w++) {
-			struct ab_side *s = &ss->side[w];
-			struct fold_table t = {};
-			struct fold_view *v;
-
-			err = fold_phase(&s->profile, &s->res, slot, (uint32_t)s->pid,
-					 FOLD_VIEW(FOLD_BY_FUNCTION), &t);
-			if (err)
-				break;
-			(w ? &p->b[k] : &p->a[k])->samples = t.samples;
-			v = &t.by[FOLD_BY_FUNCTION];
-			for (size_t i = 0; i < v->n; i++) {
-				struct fn_acc *f = fn_get(&fs, v->rows[i].name);
-
-				if (!f) {
-					err = -ENOMEM;
-					break;
-				}
-				f->self[w][k] = v->rows[i].self * period_us;
-				f->total[w][k] = v->rows[i].total * period_us;
-			}
-			fold_table__free(&t);
-		}
 	}
-	if (!err && fs.n) {
-		p->fns = calloc(fs.n, sizeof(*p->fns));
-		if (!p->fns)
-			err = -ENOMEM;
-	}
-	for (size_t i = 0; !err && i < fs.n; i++) {
-		struct ab_fn *f = &p->fns[p->nfns];
+}
 
-		f->name = fs.v[i].name;
-		fs.v[i].name = NULL;
-		err = stats_delta_compare(fs.v[i].self[0], fs.v[i].self[1], wa, wb, p->rounds, NULL,
-					  &f->self) ?:
-		      stats_delta_compare(fs.v[i].total[0], fs.v[i].total[1], wa, wb, p->rounds,
+static int analyze_functions(struct ab_session *ss, int i)
+{
+	struct ab_phase *p = &ss->r->phases[i];
+	struct fn_set *fs = &ss->fns[i];
+	double wa[AB_MAX_ROUNDS], wb[AB_MAX_ROUNDS];
+	int err = 0;
+
+	weights(p, wa, wb);
+	if (fs->n && !(p->fns = calloc(fs->n, sizeof(*p->fns))))
+		return -ENOMEM;
+	for (size_t k = 0; !err && k < fs->n; k++) {
+		struct ab_fn *f = &p->fns[p->nfns++];
+
+		f->name = fs->v[k].name;
+		fs->v[k].name = NULL;
+		err = stats_delta_compare(fs->v[k].self[0], fs->v[k].self[1], wa, wb, p->rounds,
+					  NULL, &f->self) ?:
+		      stats_delta_compare(fs->v[k].total[0], fs->v[k].total[1], wa, wb, p->rounds,
 					  NULL, &f->total);
-		p->nfns++;
 	}
 	/* the largest differences by self or total, then in the order of self */
-	if (!err) {
-		qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn_max);
-		while (p->nfns > AB_FN_KEEP)
-			free(p->fns[--p->nfns].name);
-		qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn);
-	}
-	for (size_t i = 0; i < fs.n; i++)
-		free(fs.v[i].name);
-	free(fs.v);
+	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn_max);
+	while (p->nfns > AB_FN_KEEP)
+		free(p->fns[--p->nfns].name);
+	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn);
 	return err;
 }
 
-#define AB_MAX_SYS 512
-
-static int analyze_syscalls(struct ab_session *ss, struct ab_phase *p)
+static int analyze_syscalls(struct ab_session *ss, int i)
 {
-	static double cpu[AB_MAX_SYS][2][AB_MAX_ROUNDS], calls[AB_MAX_SYS][2][AB_MAX_ROUNDS];
+	struct ab_phase *p = &ss->r->phases[i];
+	struct sys_acc *y = ss->sys[i];
 	double wa[AB_MAX_ROUNDS], wb[AB_MAX_ROUNDS];
-	bool seen[AB_MAX_SYS] = {};
-	size_t nseen = 0;
+	size_t n = 0;
 	int err = 0;
 
-	memset(cpu, 0, sizeof(cpu));
-	memset(calls, 0, sizeof(calls));
-	for (int k = 0; k < p->rounds && !err; k++) {
-		unsigned int slot = slot_of(ss, p->phase, k);
-
-		wa[k] = (double)p->a[k].cmds;
-		wb[k] = (double)p->b[k].cmds;
-		for (int w = 0; w < 2 && !err; w++) {
-			struct ab_side *s = &ss->side[w];
-			struct mb_boundary from = { s->before[slot].t_ns, &s->before[slot].rt,
-						    &s->before[slot].inflight };
-			struct mb_boundary to = { s->after[slot].t_ns, &s->after[slot].rt,
-						  &s->after[slot].inflight };
-			struct phase_ledger l = {};
-
-			err = ledger_build(&s->ledger, slot, (uint32_t)s->pid, &from, &to, &l);
-			for (size_t i = 0; !err && i < l.nsys; i++) {
-				uint32_t nr = l.sys[i].nr;
-
-				if (nr >= AB_MAX_SYS)
-					continue;
-				nseen += !seen[nr];
-				seen[nr] = true;
-				cpu[nr][w][k] = l.sys[i].cpu_ns / 1e3;
-				calls[nr][w][k] = (double)l.sys[i].count;
-			}
-			phase_ledger__free(&l);
-		}
-	}
-	if (err || !nseen)
-		return err;
-	p->sys = calloc(nseen, sizeof(*p->sys));
+	weights(p, wa, wb);
+	for (uint32_t nr = 0; nr < AB_MAX_SYS; nr++)
+		n += y->seen[nr];
+	if (!n)
+		return 0;
+	p->sys = calloc(n, sizeof(*p->sys));
 	if (!p->sys)
 		return -ENOMEM;
 	for (uint32_t nr = 0; nr < AB_MAX_SYS && !err; nr++) {
-		struct ab_sys *y = &p->sys[p->nsys];
+		struct ab_sys *q = &p->sys[p->nsys];
 
-		if (!seen[nr])
+		if (!y->seen[nr])
 			continue;
-		y->name = syscall_name(nr);
-		err = stats_delta_compare(cpu[nr][0], cpu[nr][1], wa, wb, p->rounds, NULL,
-					  &y->cpu) ?:
-		      stats_delta_compare(calls[nr][0], calls[nr][1], wa, wb, p->rounds, NULL,
-					  &y->calls);
+		q->name = syscall_name(nr);
+		err = stats_delta_compare(y->cpu[nr][0], y->cpu[nr][1], wa, wb, p->rounds, NULL,
+					  &q->cpu) ?:
+		      stats_delta_compare(y->calls[nr][0], y->calls[nr][1], wa, wb, p->rounds,
+					  NULL, &q->calls);
 		p->nsys++;
 	}
 	qsort(p->sys, p->nsys, sizeof(*p->sys), cmp_sys);
@@ -701,58 +692,18 @@ static int analyze(struct ab_session *ss)
 	for (int i = 0; i < r->nphases && !err; i++) {
 		struct ab_phase *p = &r->phases[i];
 
+		if (!p->rounds)
+			continue;
 		for (int k = 0; k < p->rounds; k++) {
 			p->a_us[k] = p->a[k].cmds ? p->a[k].cpu_ns / 1e3 / p->a[k].cmds : 0;
 			p->b_us[k] = p->b[k].cmds ? p->b[k].cpu_ns / 1e3 / p->b[k].cmds : 0;
 		}
 		err = stats_ab_compare(p->a_us, p->b_us, p->rounds, NULL, &p->cmp);
 		if (!err)
-			err = analyze_functions(ss, p);
+			err = analyze_functions(ss, i);
 		if (!err && r->ledger)
-			err = analyze_syscalls(ss, p);
+			err = analyze_syscalls(ss, i);
 	}
-	return err;
-}
-
-/* Collect both profiles and symbolize them (netmux still up: its mappings are read now). */
-static int collect(struct ab_session *ss, struct symbolizer *sym)
-{
-	static struct mb_maps by_phase[MUXBPF_MAX_PHASES];
-	int err = 0;
-
-	for (int w = 0; w < 2 && !err; w++) {
-		struct ab_side *s = &ss->side[w];
-
-		profiler__pause(s->prof);
-		err = maps__read(s->pid, &s->maps);
-		if (!err)
-			mb_pins__add(&s->pins, s->pid, &s->maps);
-		if (!err)
-			err = collect_profile(s->prof, &s->profile);
-		if (!err && profiler__has_ledger(s->prof))
-			err = collect_ledger(s->prof, &s->ledger);
-		ss->r->ledger = profiler__has_ledger(s->prof);
-		if (!err) {
-			symbolizer__use_pins(sym, &s->pins);
-			err = resolve_profile(sym, by_phase, &s->maps, &s->profile,
-					      (uint32_t)s->pid, &s->res);
-		}
-		/* the artifacts: every block of a phase merged under the phase's own id */
-		for (size_t i = 0; !err && i < s->profile.n; i++) {
-			const struct mb_sample *smp = &s->profile.samples[i];
-			unsigned int ph = smp->phase < MUXBPF_MAX_PHASES && smp->pid == (uint32_t)s->pid
-						  ? ss->slot_phase[smp->phase]
-						  : 0;
-
-			if (!ph || !smp->phase)
-				continue;
-			err = sprof_add_sample(&s->sp, ph, s->res.stacks[i].frames,
-					       s->res.stacks[i].n, smp->count);
-		}
-		s->sp.nruns = 1;
-	}
-	if (err)
-		pr_err("ab: failed to collect the profiles: %s", strerror(-err));
 	return err;
 }
 
@@ -902,35 +853,43 @@ static int write_artifacts(const struct ab_session *ss)
 
 int ab_run(const struct ab_opts *o, struct ab_result *r)
 {
-	struct ab_session ss = { .o = o, .r = r };
-	struct symbolizer *sym = NULL;
+	static struct ab_session ss;
 	double t0 = now_ns();
 	int err;
 
+	memset(&ss, 0, sizeof(ss));
+	ss.o = o;
+	ss.r = r;
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->period_ns = 1e9 / o->freq;
-	err = preflight_bpf();
-	for (int w = 0; w < 2 && !err; w++)
-		err = side_start(&ss, w);
+	for (int w = 0; w < 2; w++)
+		sprof_init(&ss.side[w].sp, o->freq);
+	ss.sym = symbolizer__new();
+	err = ss.sym ? 0 : -ENOMEM;
+	for (int i = 0; i < o->nphases && !err; i++)
+		if (!(ss.sys[i] = calloc(1, sizeof(*ss.sys[i]))))
+			err = -ENOMEM;
 	if (!err)
-		err = setup(&ss);
+		err = preflight_bpf();
 	if (!err)
 		err = run_rounds(&ss);
-	if (!err) {
-		sym = symbolizer__new();
-		err = sym ? collect(&ss, sym) : -ENOMEM;
-	}
-	for (int w = 0; w < 2; w++)
-		side_stop(&ss.side[w]);
 	if (!err)
 		err = analyze(&ss);
 	r->wall_s = (now_ns() - t0) / 1e9;
 	if (!err && o->out_dir)
 		err = write_artifacts(&ss);
-	for (int w = 0; w < 2; w++)
-		side_free(&ss.side[w]);
-	symbolizer__free(sym);
+	for (int w = 0; w < 2; w++) {
+		side_stop(&ss.side[w]);
+		sprof_free(&ss.side[w].sp);
+	}
+	for (int i = 0; i < o->nphases; i++) {
+		for (size_t k = 0; k < ss.fns[i].n; k++)
+			free(ss.fns[i].v[k].name);
+		free(ss.fns[i].v);
+		free(ss.sys[i]);
+	}
+	symbolizer__free(ss.sym);
 	return err;
 }
 

@@ -22,7 +22,7 @@
 #define AB_SCHEMA_VERSION 1
 #define AB_MAX_ROUNDS 60
 #define AB_MAX_ENV 32
-#define AB_DEFAULT_ROUNDS 12
+#define AB_DEFAULT_ROUNDS 10
 
 enum { AB_A = 0, AB_B = 1 };
 

@@ -504,7 +504,7 @@ static int prepare(struct driver *d, unsigned int phase)
 
 	switch (phase) {
 	case MUXBPF_PHASE_CREATE:
-		if (d->nobj && !d->opts.create_again)
+		if (d->nobj)
 			return drv_fail(d, -EEXIST, "create: the perfobj objects exist already");
 		return 0;
 	case MUXBPF_PHASE_ATTRWRITE:

@@ -20,8 +20,6 @@ struct drive_opts {
 	int inflight;	     /* chunks outstanding: 1 = wait for each sentinel (default 2) */
 	int stop_fd;	     /* > 0: readable = stop now, -EINTR (signals_fd()) */
 	int pidfd;	     /* > 0: netmux's pidfd, readable = it exited, -ECHILD */
-	bool create_again;   /* create may run again (muxbpf ab's rounds): it makes perfobj0..
-			      * anew, so later name lookups of them would be ambiguous */
 };
 
 /* Called right before a measured window opens and right after it closes (server quiescent:

@@ -64,3 +64,10 @@ $(OUTPUT)/tests/targets/chain_%: tests/targets/chain/main.c tests/targets/chain/
 		-lchain_$* -Wl,-rpath,'$$ORIGIN' -o $@
 
 -include $(wildcard $(OUTPUT)/tests/*.d $(OUTPUT)/tests/targets/*.d)
+
+# The LD_PRELOAD shim of muxbpf ab's known-slowdown test (tests/shim/spin.c).
+tests-build: $(OUTPUT)/tests/shim_spin.so
+
+$(OUTPUT)/tests/shim_spin.so: tests/shim/spin.c | $(OUTPUT)/tests
+	$(call msg,SHIM,$@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -fPIC -shared $< -ldl -o $@

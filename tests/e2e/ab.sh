@@ -1,0 +1,109 @@
+#!/bin/sh
+# muxbpf ab as root on the default target:
+#  - A/A (the same binary twice): every phase judged same;
+#  - a known slowdown: B preloads tests/shim/spin.c, which spins a fixed number of µs of
+#    CPU in every write() netmux makes (once per command in dispatch and softcode_arith; the
+#    shim measures the CPU its spins took, the truth): dispatch and softcode_arith slower, B - A
+#    within 20% of what the shim spun per command (its CPU per call x the write calls per
+#    command the time ledger counted), the shim's spin function first in the self deltas; dump
+#    (one command, a few writes per block) same;
+#  - the reverse (A spins longer than B): faster, and the shim's frame blue;
+#  - the differential flame graphs in headless Chromium, coloured as their numbers say, and
+#    ab.json against doc/ab.schema.json (ajv).
+# Exit 77 = skipped (not root, no BTF).
+set -u
+out=${1:-build}
+muxbpf=$out/muxbpf
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.inc"
+npm_dir=$out/npm
+netmux=$out/tinymux/fp/mux2.12/src/netmux
+shim=$(cd "$out/tests" && pwd)/shim_spin.so
+
+if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "skip: needs root and BTF"
+	exit 77
+fi
+e2e_init ab
+export TMPDIR=$work/tmp
+fail() { echo "FAIL: $*"; exit 1; }
+need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not installed (make deps)"; }
+need chromium; need node; need npm
+[ -x "$netmux" ] || fail "no default target (make netmux)"
+[ -f "$shim" ] || fail "no $shim (make tests-build)"
+if [ ! -d "$npm_dir/node_modules/ajv" ]; then
+	mkdir -p "$npm_dir"
+	npm install --silent --no-audit --no-fund --prefix "$npm_dir" ajv@8 >"$work/npm.log" 2>&1 ||
+		{ cat "$work/npm.log"; fail "npm install ajv"; }
+fi
+validate() { node "$here/validate.js" "$npm_dir/node_modules" "$1" "$2"; }
+check() { node "$here/check_ab.js" "$@"; }
+chrome() {
+	rm -rf "$work/chrome"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --no-first-run --user-data-dir="$work/chrome" "$@" \
+		2>>"$work/chrome.log"
+}
+progs_before=$(mb_progs)
+
+# --- A/A -----------------------------------------------------------------------------------
+t0=$(date +%s)
+"$muxbpf" ab -q --phase all --scale 0.2 --rounds 8 --freq 1999 --out "$work/aa" \
+	"$netmux" "$netmux" >"$work/aa.txt" 2>"$work/aa.err"
+rc=$?
+sed -n '/^phase /,/^$/p' "$work/aa.txt"
+[ $rc -le 1 ] || { cat "$work/aa.err"; fail "muxbpf ab A/A exited $rc"; }
+echo "A/A: $(($(date +%s) - t0)) s"
+validate doc/ab.schema.json "$work/aa/ab.json" || fail "A/A ab.json does not validate"
+check same "$work/aa/ab.json" || fail "A/A judged a phase different"
+[ $rc -eq 0 ] || fail "A/A exited $rc, not 0 (every phase same)"
+for f in a/profile.pb.gz b/profile.pb.gz a/dispatch.folded b/dispatch.svg dispatch.diff.svg; do
+	[ -s "$work/aa/$f" ] || fail "A/A: $f missing"
+done
+
+# --- A/B: B spins 100 µs in every write ----------------------------------------------------
+# (100 µs, not less: a reply written later also makes its write syscall 1-4 µs dearer, as the
+# driver has gone to sleep by then, and the rest of netmux's command a few µs dearer on a busy
+# machine; against 100 µs that stays well inside the tolerance)
+chmod 1777 "$work"
+t0=$(date +%s)
+"$muxbpf" ab -q --phase dispatch,softcode_arith --scale 0.15 --rounds 8 --freq 1999 \
+	--env-b LD_PRELOAD="$shim" --env-b MUXBPF_SHIM_SPIN_US=100 \
+	--env-b MUXBPF_SHIM_OUT="$work/shim.out" --out "$work/ab" \
+	"$netmux" "$netmux" >"$work/ab.txt" 2>"$work/ab.err"
+rc=$?
+head -40 "$work/ab.txt"
+[ $rc -eq 1 ] || { cat "$work/ab.err"; fail "muxbpf ab with the shim exited $rc, not 1"; }
+echo "A/B: $(($(date +%s) - t0)) s"
+validate doc/ab.schema.json "$work/ab/ab.json" || fail "A/B ab.json does not validate"
+check slower "$work/ab/ab.json" "$work/shim.out" write dispatch softcode_arith ||
+	fail "known slowdown"
+
+# the differential flame graph renders, coloured as its numbers say: the spin red
+svg=$work/ab/dispatch.diff.svg
+chrome --dump-dom "file://$svg" >"$work/dom.html" || fail "chromium could not load $svg"
+check svg "$work/dom.html" shim_spin red || fail "dispatch.diff.svg"
+chrome --dump-dom "file://$svg#search=shim_spin" >"$work/dom2.html" || fail "chromium: #search"
+grep -q 'data-matched="' "$work/dom2.html" || fail "search did not run in the differential graph"
+
+# --- modf: A spins 10 µs, B 2 µs: softcode_arith faster, the spin blue; the phases that never
+# call modf (create, dispatch) same ----------------------------------------------------------
+"$muxbpf" ab -q --phase create,dispatch,softcode_arith --scale 0.2 --rounds 8 --freq 1999 \
+	--env-a LD_PRELOAD="$shim" --env-a MUXBPF_SHIM_FN=modf --env-a MUXBPF_SHIM_SPIN_US=10 \
+	--env-b LD_PRELOAD="$shim" --env-b MUXBPF_SHIM_FN=modf --env-b MUXBPF_SHIM_SPIN_US=2 \
+	--out "$work/ba" "$netmux" "$netmux" >"$work/ba.txt" 2>"$work/ba.err"
+rc=$?
+sed -n '/^phase /,/^$/p' "$work/ba.txt"
+[ $rc -eq 1 ] || { cat "$work/ba.err"; fail "muxbpf ab, A spinning more in modf, exited $rc"; }
+validate doc/ab.schema.json "$work/ba/ab.json" || fail "modf ab.json does not validate"
+check phase "$work/ba/ab.json" softcode_arith faster || fail "A spinning longer: B not faster"
+check phase "$work/ba/ab.json" create same || fail "create does not call modf"
+check phase "$work/ba/ab.json" dispatch same || fail "dispatch does not call modf"
+chrome --dump-dom "file://$work/ba/softcode_arith.diff.svg" >"$work/dom3.html" ||
+	fail "chromium could not load the modf graph"
+check svg "$work/dom3.html" shim_spin blue || fail "softcode_arith.diff.svg (modf)"
+
+left=$(mb_leftovers "$progs_before")
+[ -z "$left" ] || fail "BPF programs left loaded: $left"
+[ -z "$(procs_in "$work/tmp")" ] || fail "processes left behind"
+echo "ab: A/A same, known slowdown found where it was put"

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Test-only LD_PRELOAD shim: a known slowdown for muxbpf ab's tests.  Every call netmux makes
+ * (through its PLT) to MUXBPF_SHIM_FN — write (default: the replies it sends, once per command
+ * in dispatch and softcode_arith, and in every command phase) or modf (once per command in
+ * softcode_arith, 49 times in softcode_list, never in create, attrwrite, attrread, dispatch) —
+ * first spins MUXBPF_SHIM_SPIN_US microseconds (default 5) in user mode in
+ * shim_spin(), on the TSC (no syscall), then calls the real function.  The calls and the CPU
+ * the spins took (the calls times one spin's CPU on the thread's clock, measured over 200
+ * spins at start) are appended to MUXBPF_SHIM_OUT at exit: the truth the test compares
+ * muxbpf's numbers with.
+ * Processes other than netmux (its slaves) are left alone.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static ssize_t (*real_write)(int, const void *, size_t);
+static double (*real_modf)(double, double *);
+static unsigned long long calls, cycles_per_us, spin_len;
+static double spin_cpu_ns; /* one spin's CPU, measured at start */
+static int on_write, on_modf;
+
+void shim_spin(void);
+
+static unsigned long long clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	const char *us = getenv("MUXBPF_SHIM_SPIN_US"), *fn = getenv("MUXBPF_SHIM_FN");
+	int on;
+	unsigned long long t0, c0, t1;
+
+	real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	real_modf = (double (*)(double, double *))dlsym(RTLD_NEXT, "modf");
+	on = strcmp(program_invocation_short_name, "netmux") == 0;
+	on_modf = on && fn && !strcmp(fn, "modf");
+	on_write = on && !on_modf;
+	/* the TSC's rate against the monotonic clock, over 20 ms */
+	t0 = mono_ns();
+	c0 = __builtin_ia32_rdtsc();
+	while ((t1 = mono_ns()) - t0 < 20000000)
+		;
+	cycles_per_us = (__builtin_ia32_rdtsc() - c0) * 1000 / (t1 - t0);
+	spin_len = cycles_per_us * (us ? strtoul(us, NULL, 10) : 5);
+	/* what one spin costs in CPU time, as the kernel accounts it: 200 spins, two clock reads */
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (int i = 0; i < 200; i++)
+		shim_spin();
+	spin_cpu_ns = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 200.0;
+}
+
+__attribute__((noinline)) void shim_spin(void)
+{
+	unsigned long long t0 = __builtin_ia32_rdtsc();
+
+	while (__builtin_ia32_rdtsc() - t0 < spin_len)
+		__asm__ volatile("pause");
+}
+
+static void spin_counted(void)
+{
+	shim_spin();
+	calls++;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (on_write)
+		spin_counted();
+	return real_write(fd, buf, n);
+}
+
+double modf(double x, double *ip)
+{
+	if (on_modf)
+		spin_counted();
+	return real_modf(x, ip);
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	const char *path = getenv("MUXBPF_SHIM_OUT");
+	FILE *f;
+
+	if (!(on_write || on_modf) || !path || !(f = fopen(path, "ae")))
+		return;
+	fprintf(f, "pid %d calls %llu spin_ns %llu\n", getpid(), calls,
+		(unsigned long long)(spin_cpu_ns * calls));
+	fclose(f);
+}
