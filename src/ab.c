@@ -162,8 +162,15 @@ static int add_env(struct ab_opts *o, int which, const char *v)
 static int parse_phases(struct ab_opts *o, const char *list)
 {
 	unsigned int got[MUXBPF_PHASE__COUNT];
-	int n = phases_parse(list, got, MUXBPF_PHASE__COUNT);
+	int n;
 
+	if (!strcmp(list, "all")) { /* every phase ab can run */
+		o->nphases = 0;
+		for (size_t k = 0; k < AB_NORDER; k++)
+			o->phases[o->nphases++] = ab_order[k];
+		return 0;
+	}
+	n = phases_parse(list, got, MUXBPF_PHASE__COUNT);
 	if (n <= 0)
 		return -EINVAL;
 	o->nphases = 0;
