@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "diff.h"
+#include "stats.h"
 #include "flame.h"
 #include "log.h"
 #include "out.h"
@@ -104,6 +105,55 @@ static int diff_metric(FILE *f, struct jw *j, const char *phase, const struct me
 		jw_obj_end(j);
 	}
 	return beyond;
+}
+
+/* A phase's CPU per command (or its on-CPU time, for phases without commands) in every run. */
+static size_t per_run_cpu(const struct jv *phase, double *v, size_t max)
+{
+	const struct jv *runs = jv_get(jv_get(phase, "spread"), "per_run");
+	size_t n = 0;
+
+	for (size_t i = 0; runs && runs->type == JV_ARR && i < runs->n && n < max; i++) {
+		double cpu = jv_num(jv_get(&runs->v[i], "oncpu_ns"), NAN);
+		double cmds = jv_num(jv_get(&runs->v[i], "commands"), 0);
+
+		if (!isnan(cpu))
+			v[n++] = cmds > 0 ? cpu / cmds : cpu;
+	}
+	return n;
+}
+
+/*
+ * With --runs on both sides, the statistics of muxbpf ab over the runs: new/old of the median
+ * CPU per command with a bootstrap interval, Mann-Whitney (runs of separate processes are not
+ * paired), the smallest detectable difference, a verdict.  Returns 1 for faster or slower.
+ */
+static int diff_runs(FILE *f, struct jw *j, const struct jv *po, const struct jv *pn)
+{
+	double a[64], b[64];
+	size_t na = per_run_cpu(po, a, 64), nb = per_run_cpu(pn, b, 64);
+	struct stats_ab r;
+
+	if (na < 2 || nb < 2 || stats_ab_compare_unpaired(a, na, b, nb, NULL, &r))
+		return 0;
+	if (j) {
+		jw_key(j, "runs_cpu_per_cmd");
+		jw_obj(j);
+		jw_knum(j, "ratio", r.ratio);
+		jw_knum(j, "ci_low", r.ci_low);
+		jw_knum(j, "ci_high", r.ci_high);
+		jw_knum(j, "p", r.p);
+		jw_knum(j, "best_ratio", r.best_ratio);
+		jw_knum(j, "mdd", r.mdd);
+		jw_kstr(j, "verdict", stats_verdict_name(r.verdict));
+		jw_obj_end(j);
+	}
+	fprintf(f, "%-15s %-10s new/old %.3f [%.3f, %.3f] over %zu and %zu runs, best %.3f, "
+		   "Mann-Whitney p %.2g, mdd %.1f%%: %s%s\n",
+		"", "CPU/cmd", r.ratio, r.ci_low, r.ci_high, na, nb, r.best_ratio, r.p, 100 * r.mdd,
+		stats_verdict_name(r.verdict),
+		r.mdd >= 1 ? " (too few runs to call any difference)" : "");
+	return r.verdict != STATS_SAME;
 }
 
 struct fn_delta {
@@ -308,6 +358,7 @@ int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const stru
 			beyond += diff_metric(f, j, name, &metrics[m], po, pn, &first);
 		if (j)
 			jw_arr_end(j);
+		beyond += diff_runs(f, j, po, pn);
 		beyond += diff_functions(f, j, po, pn, o->top);
 		if (j)
 			jw_obj_end(j);

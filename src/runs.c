@@ -6,6 +6,7 @@
 #include <string.h>
 #include "phases.h"
 #include "runs.h"
+#include "stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -441,18 +442,23 @@ void runs_print(FILE *f, const struct runs_summary *rs)
 	fprintf(f, "   the table above shows each column's median; function tables count every "
 		   "run's samples;\n"
 		   "   ledger totals are medians, syscall/site/waker rows means per run\n");
-	fprintf(f, "%-15s %9s %9s %9s %7s  %8s %8s %8s %7s  %7s\n", "phase", "CPU ms min",
-		"median", "max", "spread", "wall min", "median", "max", "spread", "cmd/s sp");
+	fprintf(f, "%-15s %9s %9s %9s %7s  %8s %8s %8s %7s  %7s  %s\n", "phase", "CPU ms min",
+		"median", "max", "spread", "wall min", "median", "max", "spread", "cmd/s sp",
+		"CPU median 95% (bootstrap)");
 	for (int i = 0; i < rs->nphases; i++) {
 		const struct runs_phase *p = &rs->phases[i];
+		double med, lo, hi;
 
 		fprintf(f, "%-15s %9.2f %9.2f %9.2f %6.1f%%  %8.3f %8.3f %8.3f %6.1f%%",
 			phase_name(p->id), p->oncpu.min / 1e6, p->oncpu.median / 1e6,
 			p->oncpu.max / 1e6, 100 * p->oncpu.spread, p->wall.min, p->wall.median, p->wall.max,
 			100 * p->wall.spread);
 		if (p->cmd_rate.median > 0)
-			fprintf(f, "  %6.1f%%\n", 100 * p->cmd_rate.spread);
+			fprintf(f, "  %6.1f%%", 100 * p->cmd_rate.spread);
 		else
-			fprintf(f, "  %7s\n", "-");
+			fprintf(f, "  %7s", "-");
+		if (stats_median_ci(p->oncpu_ns, p->n, NULL, &med, &lo, &hi) == 0)
+			fprintf(f, "  [%.2f, %.2f]", lo / 1e6, hi / 1e6);
+		fputc('\n', f);
 	}
 }

@@ -132,6 +132,21 @@ struct stats_ab {
 int stats_ab_compare(const double *a, const double *b, size_t n, const struct stats_ab_opts *o,
 		     struct stats_ab *out);
 
+/*
+ * B against A from independent samples (whole runs of separate processes, muxbpf diff of two
+ * --runs reports): ratio = median(b) / median(a), the interval by resampling each side on its
+ * own, p from the two-sided Mann-Whitney U test (exact for small samples without ties), mdd
+ * and verdict as above (mdd 1 when the sizes cannot reach p < alpha: 3 runs against 3 never
+ * can).  best_ratio = min(b) / min(a).  0, or -EINVAL / -ENOMEM.
+ */
+int stats_ab_compare_unpaired(const double *a, size_t na, const double *b, size_t nb,
+			      const struct stats_ab_opts *o, struct stats_ab *out);
+/* Two-sided Mann-Whitney U p-value of samples a and b. */
+double stats_mannwhitney_p(const double *a, size_t na, const double *b, size_t nb);
+/* The median of n values and its percentile bootstrap interval.  0 or -EINVAL / -ENOMEM. */
+int stats_median_ci(const double *v, size_t n, const struct stats_ab_opts *o, double *median,
+		    double *lo, double *hi);
+
 /* A difference of pooled rates with its interval (function and syscall deltas). */
 struct stats_delta {
 	double a, b;        /* sum(a)/sum(wa), sum(b)/sum(wb) */

@@ -313,6 +313,31 @@ static void test_delta(void **state)
 	assert_true(d.lo <= 1 && d.hi >= 1 && d.lo > 0.9 && d.hi < 1.1);
 }
 
+static void test_unpaired(void **state)
+{
+	double a[] = { 10, 11, 12 }, b[] = { 13, 14, 15 }, c[8], d[8], m, lo, hi;
+	struct stats_ab r;
+
+	(void)state;
+	/* complete separation of 3 and 3: the most extreme of C(6,3) = 20 arrangements */
+	assert_float_equal(stats_mannwhitney_p(a, 3, b, 3), 2.0 / 20, 1e-12);
+	assert_float_equal(stats_mannwhitney_p(b, 3, a, 3), 2.0 / 20, 1e-12);
+	assert_int_equal(stats_ab_compare_unpaired(a, 3, b, 3, NULL, &r), 0);
+	assert_float_equal(r.ratio, 14.0 / 11, 1e-12);
+	assert_int_equal(r.verdict, STATS_SAME); /* 3 runs against 3 cannot reach p < 0.05 */
+	assert_float_equal(r.mdd, 1, 0);
+	for (int i = 0; i < 8; i++) {
+		c[i] = 100 + i;
+		d[i] = 120 + i;
+	}
+	assert_int_equal(stats_ab_compare_unpaired(c, 8, d, 8, NULL, &r), 0);
+	assert_int_equal(r.verdict, STATS_SLOWER);
+	assert_true(r.p < 0.001 && r.ci_low > 1.1 && r.ci_high < 1.3 && r.mdd < 0.2);
+	assert_int_equal(stats_median_ci(c, 8, NULL, &m, &lo, &hi), 0);
+	assert_float_equal(m, 103.5, 1e-12);
+	assert_true(lo >= 100 && lo <= m && hi >= m && hi <= 107);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_median),	      cmocka_unit_test(test_wilcoxon),
 		cmocka_unit_test(test_bootstrap),     cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_false_positives), cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_unpaired),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
