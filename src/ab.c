@@ -137,8 +137,8 @@ static void usage(FILE *f)
 		"  --scale F           work per block relative to upstream's table (default 1)\n"
 		"  --freq HZ           user-only sampling frequency (default 997)\n"
 		"  --top N             rows per table in the text (default 10)\n"
-		"  --out DIR           ab.json, a/ and b/ (PHASE.folded, PHASE.svg, profile.pb.gz),\n"
-		"                      PHASE.diff.svg\n"
+		"  --out DIR           ab.txt (what is printed), ab.json, PHASE.diff.svg, a/ and b/\n"
+		"                      (PHASE.folded, PHASE.svg, profile.pb.gz of each build)\n"
 		"  --netmux-user USER  run both netmux as USER when muxbpf runs as root\n"
 		"  -q, --quiet         no progress lines\n"
 		"Exit status: 0 every phase same, 1 a phase faster or slower, 2 usage or failure.\n",
@@ -854,6 +854,13 @@ static int write_artifacts(const struct ab_session *ss)
 		FILE *f = open_out(dir, NULL, "ab.json", path, sizeof(path));
 
 		err = f ? close_out(f, path, ab_json_write(f, ss->r)) : -errno;
+	}
+	if (!err) { /* what is printed, also as a file */
+		FILE *f = open_out(dir, NULL, "ab.txt", path, sizeof(path));
+
+		if (f)
+			ab_text_write(f, ss->r);
+		err = f ? close_out(f, path, 0) : -errno;
 	}
 	return err;
 }

@@ -57,6 +57,7 @@ echo "A/A: $(($(date +%s) - t0)) s"
 validate doc/ab.schema.json "$work/aa/ab.json" || fail "A/A ab.json does not validate"
 check same "$work/aa/ab.json" || fail "A/A judged a phase different"
 [ $rc -eq 0 ] || fail "A/A exited $rc, not 0 (every phase same)"
+cmp -s "$work/aa.txt" "$work/aa/ab.txt" || fail "A/A: ab.txt differs from what was printed"
 for f in a/profile.pb.gz b/profile.pb.gz a/dispatch.folded b/dispatch.svg dispatch.diff.svg; do
 	[ -s "$work/aa/$f" ] || fail "A/A: $f missing"
 done
