@@ -133,7 +133,7 @@ static void usage(FILE *f)
 		"  --phase LIST        all, or a comma list of attrwrite, dump, attrread, dispatch,\n"
 		"                      softcode_arith, softcode_list, create (default all; they run\n"
 		"                      in that order)\n"
-		"  --rounds N          paired rounds per phase (default %d, 6-%d)\n"
+		"  --rounds N          paired rounds per phase (default %d, 8-%d)\n"
 		"  --scale F           work per block relative to upstream's table (default 1)\n"
 		"  --freq HZ           user-only sampling frequency (default 997)\n"
 		"  --top N             rows per table in the text (default 10)\n"
@@ -230,9 +230,9 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 			break;
 		case 'r':
 			o->rounds = (int)strtol(optarg, &end, 10);
-			if (*end || o->rounds < 6 || o->rounds > AB_MAX_ROUNDS) {
-				pr_err("--rounds wants 6 to %d (fewer rounds can never reach p < "
-				       "0.05 with the signed-rank test)",
+			if (*end || o->rounds < 8 || o->rounds > AB_MAX_ROUNDS) {
+				pr_err("--rounds wants 8 to %d (fewer rounds can never reach p < "
+				       "0.01 with the signed-rank test)",
 				       AB_MAX_ROUNDS);
 				return -EINVAL;
 			}

@@ -44,7 +44,7 @@ void ab_text_write(FILE *f, const struct ab_result *r)
 	fprintf(f, "\n  us/cmd: median over the rounds; best: the lowest round; B/A: median of the "
 		   "rounds' ratios, interval by bootstrap over the paired rounds; p: Wilcoxon "
 		   "signed-rank on the paired rounds; mdd: the smallest difference this run could "
-		   "have called; verdict: faster/slower needs the interval off 1, p < 0.05 and at "
+		   "have called; verdict: faster/slower needs the interval off 1, p < 0.01 and at "
 		   "least 3%%\n");
 	for (int i = 0; i < r->nphases; i++) {
 		const struct ab_phase *p = &r->phases[i];
@@ -159,7 +159,7 @@ int ab_json_write(FILE *f, const struct ab_result *r)
 	jw_knum(&w, "scale", o->scale);
 	jw_ku64(&w, "freq", (uint64_t)o->freq);
 	jw_knum(&w, "wall_s", r->wall_s);
-	jw_knum(&w, "alpha", 0.05);
+	jw_knum(&w, "alpha", STATS_ALPHA);
 	jw_knum(&w, "min_effect", 0.03);
 	jw_kstr(&w, "cpu_source", "kernel runtime accounting (sum_exec_runtime), exact");
 	jw_key(&w, "phases");

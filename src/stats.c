@@ -338,7 +338,7 @@ static void ab_defaults(struct stats_ab_opts *o, const struct stats_ab_opts *in)
 {
 	*o = in ? *in : (struct stats_ab_opts){};
 	if (o->alpha <= 0 || o->alpha >= 1)
-		o->alpha = 0.05;
+		o->alpha = STATS_ALPHA;
 	if (o->conf <= 0 || o->conf >= 1)
 		o->conf = 0.95;
 	/* 0: the default; a negative value: no floor */

@@ -94,6 +94,13 @@ double stats_fn_pooled_diff(const double *a, const double *b, const size_t *idx,
 			    void *ctx);
 
 enum stats_verdict { STATS_SAME = 0, STATS_FASTER, STATS_SLOWER };
+
+/*
+ * The default significance level of a verdict: 0.01, not 0.05.  A run judges every phase, and
+ * at 0.05 an A/A run of seven phases calls one of them different every fourth run or so; the
+ * exact signed-rank test reaches 0.01 from 8 paired rounds on.
+ */
+#define STATS_ALPHA 0.01
 /* "same", "faster", "slower". */
 const char *stats_verdict_name(enum stats_verdict v);
 
@@ -104,7 +111,7 @@ const char *stats_verdict_name(enum stats_verdict v);
  * too small to matter or to reproduce, such as two processes' memory layouts).
  */
 struct stats_ab_opts {
-	double alpha;      /* default 0.05 */
+	double alpha;      /* default STATS_ALPHA */
 	double conf;       /* interval coverage, default 0.95 */
 	double min_effect; /* 0: default 0.03 (3%); negative: none */
 	int iters;         /* bootstrap resamples, default 4000 */

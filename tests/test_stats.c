@@ -256,7 +256,7 @@ static void test_verdicts(void **state)
 	assert_string_equal(stats_verdict_name(r.verdict), "slower");
 	assert_int_equal(stats_ab_compare(b, a, 12, NULL, &r), 0);
 	assert_int_equal(r.verdict, STATS_FASTER);
-	/* five rounds can never reach p < 0.05 with the exact test: same, and mdd says so */
+	/* five rounds can never reach p < 0.01 with the exact test: same, and mdd says so */
 	assert_int_equal(stats_ab_compare(a, b, 5, NULL, &r), 0);
 	assert_int_equal(r.verdict, STATS_SAME);
 	assert_float_equal(r.mdd, 1, 0);
@@ -324,7 +324,7 @@ static void test_unpaired(void **state)
 	assert_float_equal(stats_mannwhitney_p(b, 3, a, 3), 2.0 / 20, 1e-12);
 	assert_int_equal(stats_ab_compare_unpaired(a, 3, b, 3, NULL, &r), 0);
 	assert_float_equal(r.ratio, 14.0 / 11, 1e-12);
-	assert_int_equal(r.verdict, STATS_SAME); /* 3 runs against 3 cannot reach p < 0.05 */
+	assert_int_equal(r.verdict, STATS_SAME); /* 3 runs against 3 cannot reach p < 0.01 */
 	assert_float_equal(r.mdd, 1, 0);
 	for (int i = 0; i < 8; i++) {
 		c[i] = 100 + i;

@@ -165,9 +165,9 @@ grep -q 'on-CPU ms' "$r" || fail "no phase table"
 	>"$work/small.out" 2>"$work/small.err" &
 mux=$!
 "$helper" ctl "$work/small" phase full >/dev/null || fail "no ack from the small-maps run"
-wait_until 5 grep -q 'BPF map samples is [0-9]*% full' "$work/small.err" ||
+wait_until 30 grep -q 'BPF map samples is [0-9]*% full' "$work/small.err" ||
 	fail "no early warning for the full samples map"
-wait_until 5 grep -q 'the samples map is full: [0-9]* samples lost so far' "$work/small.err" ||
+wait_until 30 grep -q 'the samples map is full: [0-9]* samples lost so far' "$work/small.err" ||
 	fail "no early warning for lost samples"
 kill -0 $mux || fail "muxbpf stopped"
 "$helper" ctl "$work/small" stop >/dev/null
