@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ab.h"
-#include "attach.h"
+#include "profiler.h"
 #include "collect.h"
 #include "collect_ledger.h"
 #include "drive.h"
@@ -359,7 +359,7 @@ static int side_start(struct ab_session *ss, int which)
 							      : MUXBPF_DEFAULT_TEMPLATE,
 				   .user = netmux_user(o), .env = o->env[which],
 				   .nenv = o->nenv[which] };
-	struct attach_opts aopts = { .freq = o->freq, .enable_on_exec = true,
+	struct profiler_opts aopts = { .freq = o->freq, .enable_on_exec = true,
 				     .unwind = MUXBPF_UNWIND_AUTO, .exe = o->netmux[which] };
 	struct drive_opts dopts = { .scale = o->scale, .chunk = 256, .timeout_ms = 30000,
 				    .stop_fd = signals_fd() };
