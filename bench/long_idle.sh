@@ -90,7 +90,7 @@ wait "$mux_pid"
 mux_pid=
 echo "# muxbpf's report (idle window):"
 sed -n '/^phase /,/^$/p' "$work/report.txt"
-grep '^  profiler cost:' "$work/report.txt"
+grep -E '^  (ledger \(|profiler cost:|[0-9]+ syscalls with a missing)' "$work/report.txt"
 grep -E '^  (muxbpf itself|live phases|boundary)' "$work/report.txt"
 sed -n '/^  maps (/,/checked every/p' "$work/report.txt"
 cat "$work/drive.out"

@@ -12,6 +12,13 @@
  * from the kernel's runtime instead.  Phase-level on-CPU never depends on these events (see
  * runtime.bpf.c).
  *
+ * A missing switch-in is not in those counters: the thread runs again while its state says it
+ * is switched out.  Left alone, the next sys_exit booked the whole sleep as CPU (an idle select
+ * of a second became a second of sys time).  It shows as a switch-out, a sys_exit or a sys_enter
+ * of a thread marked off; the time since the last switch-out is then repaired from the kernel's
+ * own counters, which are fresh at a switch-out: the runtime (CPU inside a syscall) or
+ * sched_info.run_delay (the wait of a thread preempted in user mode).
+ *
  * Every handler filters on the target's tgid first: other processes pay one map-free compare.
  */
 #include "vmlinux.h"
@@ -23,6 +30,13 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/*
+ * The phase and the boundary count in one word, stored at once by the loader at each boundary
+ * (epoch << 32 | phase): a call returning at the boundary is booked to the phase the same read
+ * tells, and its state copied for that boundary.
+ */
+volatile __u64 phase_epoch;
+
 /* Set between open and load: walk the user call site of every Nth syscall (0: never). */
 const volatile __u32 ledger_site_every = MUXBPF_DEFAULT_SITE_EVERY;
 
@@ -32,6 +46,14 @@ struct {
 	__type(value, struct muxbpf_thread_state);
 	__uint(max_entries, MUXBPF_MAX_THREADS);
 } thread_state SEC(".maps");
+
+/* Calls in flight at the last boundary, as they were then (muxbpf_thread_state.epoch). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct muxbpf_thread_state);
+	__uint(max_entries, MUXBPF_MAX_THREADS);
+} boundary_state SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -91,11 +113,36 @@ struct {
 	__uint(max_entries, 1);
 } irq_ctx SEC(".maps");
 
-static __always_inline __u32 cur_phase(void)
+static __always_inline __u32 phase_of(__u64 pe)
 {
-	__u32 ph = phase;
+	__u32 ph = (__u32)pe;
 
 	return ph < MUXBPF_MAX_PHASES ? ph : 0;
+}
+
+static __always_inline __u32 cur_phase(void)
+{
+	return phase_of(phase_epoch);
+}
+
+/*
+ * Before the first change to a thread's state after a boundary: keep the call in flight as it
+ * was at the boundary (the state is unchanged since: no event touched it).  The copy, then its
+ * tag, then the state's own epoch, then any other change: a loader that reads the state and then
+ * the copy sees either the state as it was, or the tagged copy (muxbpf_thread_state.epoch).
+ */
+static __always_inline void at_boundary(struct muxbpf_thread_state *s, __u32 tid, __u32 ep)
+{
+	struct muxbpf_thread_state *b;
+
+	if (s->epoch == ep)
+		return;
+	if (s->nr >= 0 && !bpf_map_update_elem(&boundary_state, &tid, s, BPF_ANY)) {
+		b = bpf_map_lookup_elem(&boundary_state, &tid);
+		if (b)
+			b->epoch = ep;
+	}
+	s->epoch = ep;
 }
 
 static __always_inline void count_lost(__u32 ph, void *map)
@@ -171,6 +218,34 @@ static __always_inline __u64 task_csw(struct task_struct *t)
 	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
 }
 
+/*
+ * The thread is running (or just switched out) while its state says switched out: the kernel
+ * reported no switch-in since the last switch-out.  Book the time since that switch-out from the
+ * kernel's counters: inside a syscall its runtime since then is CPU of the call; in user mode the
+ * thread was preempted (user mode cannot block), so its run_delay since then is the wait.  Call
+ * with the thread's own task (fresh counters at a switch-out; at most a tick old when running).
+ */
+static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task_struct *task,
+				      __u32 ph, __u32 tid)
+{
+	struct muxbpf_thread_val *tv = thread_val(ph, tid);
+	__u64 rt, delay;
+
+	if (s->nr >= 0) {
+		rt = BPF_CORE_READ(task, se.sum_exec_runtime);
+		if (rt > s->out_rt)
+			s->cpu_ns += rt - s->out_rt;
+		s->inexact = 1;
+	} else if (s->pending) {
+		delay = BPF_CORE_READ(task, sched_info.run_delay);
+		if (tv && delay > s->out_delay)
+			__sync_fetch_and_add(&tv->preempt_user_ns, delay - s->out_delay);
+	}
+	s->off = 0;
+	if (tv)
+		__sync_fetch_and_add(&tv->missed_in, 1);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 {
@@ -179,21 +254,27 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	struct muxbpf_thread_state *s, init = { .nr = -1 };
 	struct muxbpf_phase_stats *st;
 	__u32 tid = (__u32)pid_tgid, ph;
-	__u64 now;
+	__u64 now, pe;
 
 	if (pid_tgid >> 32 != targ_tgid)
 		return 0;
 	now = bpf_ktime_get_ns();
-	ph = cur_phase();
+	pe = phase_epoch;
+	ph = phase_of(pe);
+	init.epoch = pe >> 32;
 	s = upsert(&thread_state, &tid, &init, ph);
 	if (!s)
 		return 0;
+	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
+	if (s->off)
+		missed_in(s, task, ph, tid);
 	s->nr = id;
 	s->enter_ns = s->run_ns = now;
 	s->cpu_ns = 0;
 	s->outs = 0;
 	s->off = 0;
+	s->inexact = 0;
 	s->phase = ph;
 	s->csw = task_csw(task);
 	s->rt_enter = BPF_CORE_READ(task, se.sum_exec_runtime);
@@ -217,7 +298,7 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	__u32 tid = (__u32)pid_tgid, pid = pid_tgid >> 32, ph;
 	struct muxbpf_thread_state *s;
 	struct task_struct *task;
-	__u64 now, cpu, wall, inexact = 0, switches;
+	__u64 now, cpu, wall, inexact = 0, switches, pe;
 
 	if (pid != targ_tgid)
 		return 0;
@@ -225,10 +306,17 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	if (!s || s->nr < 0)
 		return 0;
 	now = bpf_ktime_get_ns();
-	ph = cur_phase();
+	pe = phase_epoch;
+	ph = phase_of(pe);
+	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
-	cpu = s->cpu_ns + (now - s->run_ns);
+	if (s->off)
+		missed_in(s, task, ph, tid); /* the CPU since the switch-out is in cpu_ns now */
+	else
+		s->cpu_ns += now - s->run_ns;
+	cpu = s->cpu_ns;
 	wall = now - s->enter_ns;
+	inexact = s->inexact;
 	switches = task_csw(task) - s->csw;
 	if (switches != s->outs) {
 		/* A switch event went missing: fall back to the kernel's runtime delta. */
@@ -240,6 +328,8 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 		if (tv)
 			__sync_fetch_and_add(&tv->missed, 1);
 	}
+	if (cpu > wall)
+		cpu = wall;
 	add_sys(ph, tid, s->nr, 1, cpu, wall, inexact);
 	add_site(ph, pid, s, 1, cpu, wall);
 	s->nr = -1;
@@ -250,20 +340,21 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
 static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 {
-	__u32 tid = BPF_CORE_READ(prev, pid), ph = cur_phase();
-	struct muxbpf_thread_state *s, init = { .nr = -1 };
+	__u64 pe = phase_epoch, rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
+	__u32 tid = BPF_CORE_READ(prev, pid), ph = phase_of(pe);
+	struct muxbpf_thread_state *s, init = { .nr = -1, .epoch = pe >> 32 };
 	struct muxbpf_thread_val *tv;
-
-	__u64 rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
 
 	s = upsert(&thread_state, &tid, &init, ph);
 	if (!s)
 		return;
-	if (s->nr >= 0) {
-		if (!s->off)
-			s->cpu_ns += now - s->run_ns;
+	at_boundary(s, tid, pe >> 32);
+	if (s->off)
+		missed_in(s, prev, ph, tid); /* marks it on: no switch path for this interval */
+	else if (s->nr >= 0)
+		s->cpu_ns += now - s->run_ns;
+	if (s->nr >= 0)
 		s->outs++;
-	}
 	tv = thread_val(ph, tid);
 	if (tv) {
 		__sync_fetch_and_add(&tv->switch_out, 1);
@@ -274,6 +365,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 	s->off = 1;
 	s->off_ns = now;
 	s->out_rt = rt;
+	s->out_delay = BPF_CORE_READ(prev, sched_info.run_delay);
 	s->pending = 1;
 }
 
@@ -291,6 +383,7 @@ static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32
 	if (BPF_CORE_READ(next, sched_info.pcount) != 0 || start > now)
 		return;
 	init.in_ns = now;
+	init.epoch = phase_epoch >> 32;
 	if (bpf_map_update_elem(&thread_state, &tid, &init, BPF_NOEXIST))
 		return;
 	tv = thread_val(ph, tid);
@@ -311,6 +404,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	}
 	if (!s->off)
 		return;
+	at_boundary(s, tid, phase_epoch >> 32);
 	s->off = 0;
 	s->in_ns = now;
 	if (s->nr >= 0) {

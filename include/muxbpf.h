@@ -331,8 +331,13 @@ struct muxbpf_thread_val {
 	 * complement in a __u64).
 	 */
 	__u64 switch_path_ns;
+	/*
+	 * Switch-ins this kernel did not report (the thread was found running while its state
+	 * said switched out), repaired from the kernel's runtime and run_delay.
+	 */
+	__u64 missed_in;
 };
-_Static_assert(sizeof(struct muxbpf_thread_val) == 32, "muxbpf_thread_val layout");
+_Static_assert(sizeof(struct muxbpf_thread_val) == 40, "muxbpf_thread_val layout");
 
 /* A thread's state between events (ledger.bpf.c's own; exposed for the in-flight read at the
  * end of a run). */
@@ -352,8 +357,17 @@ struct muxbpf_thread_state {
 	__u64 in_ns;       /* the last switch-in */
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
 	__u32 site_tick;   /* syscalls entered: every ledger_site_every-th one walks its stack */
+	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
+	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
+	/*
+	 * The boundary (phase_epoch >> 32) this state has seen.  The first event after a boundary
+	 * copies a call in flight to boundary_state before touching it, so the loader reads every
+	 * thread as it was at the boundary however late it reads.  Last: a reader copying the
+	 * value in address order sees the rest no newer than this.
+	 */
+	__u32 epoch;
 };
-_Static_assert(sizeof(struct muxbpf_thread_state) == 96, "muxbpf_thread_state layout");
+_Static_assert(sizeof(struct muxbpf_thread_state) == 112, "muxbpf_thread_state layout");
 
 /* One map's occupancy, written by bpf/mapcount.bpf.c's bpf_map iterator. */
 struct muxbpf_map_count {

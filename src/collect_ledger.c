@@ -96,15 +96,41 @@ int collect_ledger(struct profiler *p, struct mb_ledger_data *d)
 	return err;
 }
 
+/*
+ * The calls in flight at the last boundary (profiler__set_phase), however long after it this
+ * runs: a thread whose state an event touched since has its boundary copy in boundary_state,
+ * tagged with the boundary; one untouched since is read as it is.  The state is read before the
+ * copy, the order bpf/ledger.bpf.c's at_boundary() writes them in reverse.
+ */
 int collect_inflight(struct profiler *p, struct mb_inflight *f)
 {
-	struct mb_inflight all = {};
+	struct muxbpf_bpf *skel = profiler__skel(p);
+	struct mb_inflight all = {}, copies = {};
+	uint32_t ep = profiler__epoch(p);
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	err = DUMP(profiler__skel(p)->maps.thread_state, all.v, all.n);
-	if (err)
+	err = DUMP(skel->maps.thread_state, all.v, all.n);
+	if (!err)
+		err = DUMP(skel->maps.boundary_state, copies.v, copies.n);
+	if (err) {
+		inflight__free(&all);
 		return err;
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		const struct muxbpf_thread_state *copy = NULL;
+
+		if (all.v[i].v.epoch != ep)
+			continue; /* untouched since the boundary */
+		for (size_t j = 0; j < copies.n && !copy; j++)
+			if (copies.v[j].k == all.v[i].k && copies.v[j].v.epoch == ep)
+				copy = &copies.v[j].v;
+		if (copy)
+			all.v[i].v = *copy;
+		else
+			all.v[i].v.nr = -1; /* not in a syscall at the boundary */
+	}
+	inflight__free(&copies);
 	*f = all;
 	return 0;
 }

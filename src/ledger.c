@@ -169,10 +169,26 @@ static uint64_t sub_clamp(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* CPU a call in flight had used by time t (it may be on CPU at the reading). */
-static uint64_t inflight_cpu(const struct muxbpf_thread_state *s, uint64_t t)
+/*
+ * CPU a call in flight had used by the reading b (taken at t; the thread may be on CPU then).
+ * A state that says "on CPU" while the thread's switch count has moved past the switch-outs
+ * seen lost a switch-out: it would count the sleep since then as CPU, so the kernel's runtime
+ * since entry stands in (at most a tick old, like the sys_exit fallback).
+ */
+static uint64_t inflight_cpu(const struct muxbpf_thread_state *s, uint32_t tid,
+			     const struct mb_boundary *b)
 {
-	return s->cpu_ns + (!s->off && t > s->run_ns ? t - s->run_ns : 0);
+	const struct muxbpf_task_rt *rt = rt_of(b->rt, tid);
+	uint64_t t = b->t_ns;
+
+	if (s->off)
+		return s->cpu_ns;
+	if (rt && rt->nvcsw + rt->nivcsw != s->csw + s->outs) {
+		uint64_t est = sub_clamp(rt->runtime_ns, s->rt_enter);
+
+		return est < t - s->enter_ns ? est : t - s->enter_ns;
+	}
+	return s->cpu_ns + (t > s->run_ns ? t - s->run_ns : 0);
 }
 
 /* Move a part of a call (wall, cpu) into (sign > 0) or out of (sign < 0) the window. */
@@ -216,12 +232,12 @@ static int fix_inflight(struct phase_ledger *l, uint32_t tid, const struct mb_bo
 
 	if (f0 && f1 && f0->enter_ns == f1->enter_ns)
 		return adjust(l, f1, 1, t1 - t0,
-			      sub_clamp(inflight_cpu(f1, t1), inflight_cpu(f0, t0)));
+			      sub_clamp(inflight_cpu(f1, tid, to), inflight_cpu(f0, tid, from)));
 	if (f0)
-		err = adjust(l, f0, -1, sub_clamp(t0, f0->enter_ns), inflight_cpu(f0, t0));
+		err = adjust(l, f0, -1, sub_clamp(t0, f0->enter_ns), inflight_cpu(f0, tid, from));
 	if (f1 && !err)
 		err = adjust(l, f1, 1, t1 - (f1->enter_ns > t0 ? f1->enter_ns : t0),
-			     inflight_cpu(f1, t1));
+			     inflight_cpu(f1, tid, to));
 	return err;
 }
 
@@ -337,6 +353,7 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 			continue;
 		l->preempt_user_ns += d->threads[i].v.preempt_user_ns;
 		l->switch_path_ns += (int64_t)d->threads[i].v.switch_path_ns;
+		l->switch_in_missed += d->threads[i].v.missed_in;
 	}
 	l->sys_off_ns = sub_clamp(l->sys_wall_ns, l->sys_cpu_ns);
 	l->user_ns = sub_clamp(l->oncpu_ns, l->sys_cpu_ns);

@@ -82,6 +82,7 @@ struct phase_ledger {
 	int64_t leftover_ns;     /* thread_wall - oncpu - sys_off - preempt_user - switch_path */
 	uint64_t run_delay_ns;   /* exact runqueue wait (sched_info) */
 	uint64_t sys_count, sys_inexact;
+	uint64_t switch_in_missed; /* switch-ins the kernel did not report, repaired */
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt, pcount;
 	uint64_t wakeups;
 	uint64_t lost;

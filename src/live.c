@@ -86,12 +86,20 @@ static bool target_alive(struct live *l)
 	return !l->gone;
 }
 
+static void set_phase(struct live *l, unsigned int id)
+{
+	if (l->prof)
+		profiler__set_phase(l->prof, id);
+}
+
 /*
- * The counters now.  The target is given LIVE_QUIESCE_MS to be off the CPU (then its runtime is
- * exact); a target that stays busy is read anyway and counted.  Once it has exited, the BPF side
- * still knows every thread's final runtime and the last /proc values stand in.
+ * The counters now, at a switch to phase id.  The target is given LIVE_QUIESCE_MS to be off the
+ * CPU (then its runtime is exact); a target that stays busy is read anyway and counted.  The
+ * time, then the switch (the ledger's boundary: calls in flight are read as of that moment), then
+ * the counters.  Once the target has exited, the BPF side still knows every thread's final
+ * runtime and the last /proc values stand in.
  */
-static int take_reading(struct live *l, struct reading *rd)
+static int take_reading(struct live *l, struct reading *rd, unsigned int id)
 {
 	int err = procstat_wait_sleeping(l->pid, LIVE_QUIESCE_MS);
 
@@ -99,7 +107,7 @@ static int take_reading(struct live *l, struct reading *rd)
 	l->r->live.readings++;
 	if (err == -ETIMEDOUT)
 		l->r->live.readings_busy++;
-	err = reading_collect(l->prof, rd);
+	err = reading_collect(l->prof, rd, id);
 	if (err)
 		return err;
 	cost_read(l->prof, &rd->cost);
@@ -108,12 +116,6 @@ static int take_reading(struct live *l, struct reading *rd)
 	else
 		l->last_proc = rd->proc;
 	return 0;
-}
-
-static void set_phase(struct live *l, unsigned int id)
-{
-	if (l->prof)
-		profiler__set_phase(l->prof, id);
 }
 
 /* The files mapped at a phase's end: its samples are symbolized from them. */
@@ -155,16 +157,17 @@ static int switch_phase(struct live *l, const char *name, char *got, size_t got_
 		if (l->next_id >= MUXBPF_MAX_PHASES || slots > MUXBPF_MAX_PHASES)
 			return -ENOSPC;
 	}
-	err = take_reading(l, &rd);
-	if (err)
+	/* from the reading on, samples count for the new phase (or outside) */
+	err = take_reading(l, &rd, name ? l->next_id : 0);
+	if (err) {
+		set_phase(l, l->open ? l->r->windows[l->r->nwindows].phase : 0);
 		return err;
+	}
 	if (name) {
 		id = l->next_id++;
 		live_unique_name(l->r, name, got, got_size);
 		phase_set_name(id, got);
 	}
-	/* from here, samples count for the new phase (or outside) */
-	set_phase(l, id);
 	if (l->open) {
 		err = name ? reading_copy(&copy, &rd) : 0;
 		close_window(l, &rd); /* takes rd */
@@ -561,7 +564,7 @@ int live_session(const struct opts *o, struct run *r)
 	{
 		struct live l = { .o = o, .r = r, .prof = prof, .pid = pid, .pidfd = pidfd };
 
-		err = take_reading(&l, &r->start);
+		err = take_reading(&l, &r->start, 0);
 	}
 	if (!err)
 		err = live_phases(o, prof, r, pidfd);
@@ -572,7 +575,7 @@ int live_session(const struct opts *o, struct run *r)
 		struct live l = { .o = o, .r = r, .prof = prof, .pid = pid, .pidfd = pidfd };
 
 		l.last_proc = r->windows[r->nwindows - 1].after.proc;
-		if (take_reading(&l, &r->final) == 0)
+		if (take_reading(&l, &r->final, 0) == 0)
 			r->final_taken = true;
 	}
 	/* a signal is attach mode's normal end (stop_reason says so), not an interruption */

@@ -249,6 +249,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
 	jw_ku64(w, "sys_count", l->sys_count);
 	jw_ku64(w, "sys_inexact", l->sys_inexact);
+	jw_ku64(w, "switch_in_missed", l->switch_in_missed);
 	jw_ku64(w, "nvcsw", l->nvcsw);
 	jw_ku64(w, "nivcsw", l->nivcsw);
 	jw_ku64(w, "min_flt", l->min_flt);

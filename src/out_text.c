@@ -360,10 +360,11 @@ static void print_balance(FILE *f, const struct report_phase *p)
 		p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns
 				: 0,
 		ms(p->proc_usr_ns), ms(p->proc_sys_ns));
-	if (l->sys_inexact || l->lost)
+	if (l->sys_inexact || l->lost || l->switch_in_missed)
 		fprintf(f, "  %" PRIu64 " syscalls with a missing sched_switch (CPU estimated), %" PRIu64
+			   " switch-ins the kernel did not report (repaired from its counters), %" PRIu64
 			   " ledger entries lost (map full)\n",
-			l->sys_inexact, l->lost);
+			l->sys_inexact, l->switch_in_missed, l->lost);
 	if (l->lost) {
 		static const char *const map[MUXBPF_LMAP__COUNT] = {
 			"thread_state", "syscalls", "sites", "wakeups", "threads" };

@@ -42,6 +42,7 @@ struct profiler {
 	pid_t *thread_tids;
 	int nthreads;
 	struct jitter *jitter; /* re-draws the sampler events' periods (jitter.c) */
+	uint32_t epoch; /* phase boundaries so far (the ledger's phase_epoch >> 32) */
 };
 
 /*
@@ -333,10 +334,11 @@ static void seed_ledger(struct profiler *p)
 			continue; /* running, or blocked outside a syscall */
 		st.nr = th[i].syscall;
 		st.csw = th[i].csw;
-		st.rt_enter = th[i].runtime_ns;
+		st.rt_enter = st.out_rt = th[i].runtime_ns; /* fresh: the thread is blocked */
 		st.enter_ns = st.run_ns = st.off_ns = now;
 		st.off = 1;
 		st.phase = p->skel->bss->phase;
+		st.epoch = p->epoch;
 		bpf_map_update_elem(fd, &th[i].tid, &st, BPF_NOEXIST);
 	}
 	free(th);
@@ -474,6 +476,15 @@ void profiler__set_phase(struct profiler *p, unsigned int phase)
 {
 	/* The .bss is mmapped: the store is visible to the next sample on any CPU. */
 	__atomic_store_n(&p->skel->bss->phase, phase, __ATOMIC_SEQ_CST);
+	/* the ledger's phase and boundary in one store (bpf/ledger.bpf.c, at_boundary()) */
+	p->epoch++;
+	__atomic_store_n(&p->skel->bss->phase_epoch, (uint64_t)p->epoch << 32 | phase,
+			 __ATOMIC_SEQ_CST);
+}
+
+uint32_t profiler__epoch(const struct profiler *p)
+{
+	return p->epoch;
 }
 
 void profiler__pause(struct profiler *p)

@@ -15,12 +15,16 @@ void reading_free(struct reading *rd)
 	inflight__free(&rd->inflight);
 }
 
-int reading_collect(struct profiler *p, struct reading *rd)
+int reading_collect(struct profiler *p, struct reading *rd, unsigned int phase)
 {
 	int err = 0;
 
 	reading_free(rd);
+	/* the clock bpf_ktime_get_ns() reads: ledger timestamps compare with it */
+	rd->t_ns = mono_ns();
 	if (p) {
+		/* the boundary: calls in flight are read as of this switch, however long it takes */
+		profiler__set_phase(p, phase);
 		err = collect_runtime(p, &rd->rt);
 		if (!err && profiler__has_ledger(p))
 			err = collect_inflight(p, &rd->inflight);
@@ -29,8 +33,6 @@ int reading_collect(struct profiler *p, struct reading *rd)
 			return err;
 		}
 	}
-	/* the clock bpf_ktime_get_ns() reads: ledger timestamps compare with it */
-	rd->t_ns = mono_ns();
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 /* Runtime per thread and the calls in flight (nothing when p is NULL: --no-profile), and the
  * time of the reading (CLOCK_MONOTONIC).  rd's arrays are replaced.  0 or -errno (rd then holds
  * no arrays). */
-int reading_collect(struct profiler *p, struct reading *rd);
+int reading_collect(struct profiler *p, struct reading *rd, unsigned int phase);
 /* A deep copy: one reading closes a window and opens the next, with no gap.  0 or -ENOMEM. */
 int reading_copy(struct reading *to, const struct reading *from);
 void reading_free(struct reading *rd);

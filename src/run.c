@@ -55,16 +55,21 @@ static bool target_gone(struct session *s, int wait_ms)
  * A reading once netmux is gone: the BPF side still knows every thread's final runtime (the exit
  * handler kept it); /proc does not, so the last /proc values stand in (nothing counted after).
  */
-static int take_dead_reading(struct session *s, struct reading *rd)
+static int take_dead_reading(struct session *s, struct reading *rd, unsigned int phase)
 {
-	int err = reading_collect(s->prof, rd);
+	int err = reading_collect(s->prof, rd, phase);
 
 	rd->t_ns = mono_ns();
 	rd->proc = s->last_proc;
 	return err;
 }
 
-static int take_reading(struct session *s, struct reading *rd)
+/*
+ * A boundary: once netmux sleeps, the time, then the switch to phase (the ledger's boundary:
+ * calls in flight are read as of that moment however long the reading takes), then the
+ * counters.
+ */
+static int take_reading(struct session *s, struct reading *rd, unsigned int phase)
 {
 	int err = procstat_wait_sleeping(s->r->pid, QUIESCE_TIMEOUT_MS);
 
@@ -73,22 +78,16 @@ static int take_reading(struct session *s, struct reading *rd)
 		pr_warn("netmux still running %d ms after its last reply; reading anyway",
 			QUIESCE_TIMEOUT_MS);
 	else if (err)
-		return target_gone(s, 200) ? take_dead_reading(s, rd) : err;
-	err = reading_collect(s->prof, rd);
+		return target_gone(s, 200) ? take_dead_reading(s, rd, phase) : err;
+	err = reading_collect(s->prof, rd, phase);
 	if (err)
 		return err;
 	cost_read(s->prof, &rd->cost);
 	err = procstat_read(s->r->pid, &rd->proc);
 	if (err)
-		return target_gone(s, 200) ? take_dead_reading(s, rd) : err;
+		return target_gone(s, 200) ? take_dead_reading(s, rd, phase) : err;
 	s->last_proc = rd->proc;
 	return 0;
-}
-
-static void set_phase(struct session *s, unsigned int phase)
-{
-	if (s->prof)
-		profiler__set_phase(s->prof, phase);
 }
 
 static int snapshot_maps(struct session *s, unsigned int phase);
@@ -130,13 +129,12 @@ static int hook_begin(void *ctx, unsigned int phase)
 	w->phase = phase;
 	if (phase == MUXBPF_PHASE_IDLE)
 		settle(s);
-	err = take_reading(s, &w->before);
+	err = take_reading(s, &w->before, phase);
 	if (err)
 		return err;
 	/* should netmux die inside the window, its mappings are known (not at boot: not exec'd) */
 	if (phase != MUXBPF_PHASE_BOOT && !s->r->last_maps.n && snapshot_maps(s, phase))
 		return -ESRCH;
-	set_phase(s, phase);
 	s->stage = phase_name(phase);
 	progress_phase(phase);
 	return 0;
@@ -157,8 +155,7 @@ static int hook_end(void *ctx, unsigned int phase)
 	struct window *w = &s->r->windows[s->r->nwindows];
 	int err;
 
-	err = take_reading(s, &w->after);
-	set_phase(s, MUXBPF_PHASE_NONE);
+	err = take_reading(s, &w->after, MUXBPF_PHASE_NONE);
 	progress_phase_end();
 	/* a window cut short stays the stage the stop message names */
 	if (!signals_pending() && !game__exited(s->game))
@@ -335,7 +332,7 @@ int run_session(const struct opts *o, struct run *r)
 	snprintf(r->netmux, sizeof(r->netmux), "%s", o->netmux);
 	err = start_game(&s);
 	if (!err)
-		err = take_reading(&s, &r->start);
+		err = take_reading(&s, &r->start, MUXBPF_PHASE_NONE);
 	if (!err)
 		err = boot(&s);
 	if (!err)
@@ -355,7 +352,7 @@ int run_session(const struct opts *o, struct run *r)
 		err = -EINTR;
 	note_stop(&s, err);
 	s.stage = "collection";
-	if (r->pid && r->nwindows && take_reading(&s, &r->final) == 0) {
+	if (r->pid && r->nwindows && take_reading(&s, &r->final, MUXBPF_PHASE_NONE) == 0) {
 		r->final_taken = true;
 		if (!r->last_maps.n && !game__exited(s.game))
 			snapshot_maps(&s, MUXBPF_PHASE_NONE);

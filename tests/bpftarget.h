@@ -113,16 +113,19 @@ struct reading {
 	struct proc_times proc;
 };
 
-static inline void take_reading(struct profiler *p, pid_t pid, struct reading *r)
+/* A boundary, as src/run.c takes it: the time, the switch to phase, then the counters. */
+static inline void take_reading(struct profiler *p, pid_t pid, struct reading *r,
+				unsigned int phase)
 {
 	struct timespec ts;
 
 	assert_int_equal(procstat_wait_sleeping(pid, 1000), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->t_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	profiler__set_phase(p, phase);
 	assert_int_equal(collect_runtime(p, &r->rt), 0);
 	if (profiler__has_ledger(p))
 		assert_int_equal(collect_inflight(p, &r->inflight), 0);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->t_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	assert_int_equal(procstat_read(pid, &r->proc), 0);
 }
 
@@ -137,11 +140,9 @@ static inline void run_phase(struct profiler *p, struct target *t, unsigned int 
 			     struct reading *before, struct reading *after, char *line,
 			     size_t size)
 {
-	take_reading(p, t->pid, before);
-	profiler__set_phase(p, phase);
+	take_reading(p, t->pid, before, phase);
 	target_command(t, cmd, line, size);
-	take_reading(p, t->pid, after);
-	profiler__set_phase(p, 0);
+	take_reading(p, t->pid, after, 0);
 }
 
 #endif /* MUXBPF_BPFTARGET_H */

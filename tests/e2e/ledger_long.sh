@@ -1,0 +1,77 @@
+#!/bin/sh
+# The ledger closes in every window however long a call spans (root).  Exit 77 = skipped.
+# tests/targets/blocked: two threads blocked in one read() each for the whole run, beside two
+# threads switching a thousand times a second.  muxbpf attach --interval 0.5 cuts the run into
+# windows: every boundary reading and every occupancy check (once a second) falls inside the
+# blocked calls.  Each window must close within 1% of its wall, book the blocked reads as
+# off-CPU (their wall = the window's, their CPU ~0), and never book more syscall CPU than the
+# kernel's on-CPU.  LEDGER_LONG_SECONDS (default 20) sets the length.
+set -u
+out=${1:-build}
+. "$(dirname "$0")/lib.inc"
+need_root_bpf
+muxbpf=$out/muxbpf
+blocked=$out/tests/targets/blocked
+secs=${LEDGER_LONG_SECONDS:-20}
+[ -x "$blocked" ] || { echo "FAIL: build the test targets first"; exit 1; }
+e2e_init ledger_long
+export TMPDIR=$work/tmp
+progs_before=$(mb_progs)
+fail() {
+	echo "FAIL: $*"
+	for f in "$work"/*.out "$work"/*.err; do
+		[ -s "$f" ] && { echo "--- $f"; head -60 "$f"; }
+	done
+	exit 1
+}
+
+mkfifo "$work/in"
+"$blocked" ${LEDGER_LONG_WORKERS:-40} ${LEDGER_LONG_SLEEP_US:-20000} <"$work/in" >"$work/blocked.out" &
+tpid=$!
+exec 9>"$work/in"
+in_read() { case $(cat /proc/$tpid/task/$tpid/syscall 2>/dev/null) in "0 "*) return 0 ;; esac; return 1; }
+wait_until 10 in_read || fail "the target did not block in read()"
+
+"$muxbpf" attach --pid "$tpid" --interval 0.5 --duration "$secs" --out "$work/long" -q \
+	>"$work/long.out" 2>"$work/long.err" || fail "muxbpf attach exited $?"
+exec 9>&-
+wait "$tpid"
+
+grep -q '^    checked every second' "$work/long.out" || fail "no occupancy checks"
+cat >"$work/check.js" <<'JS'
+const r = JSON.parse(require('fs').readFileSync(process.argv[2]));
+const secs = Number(process.argv[3]);
+const w = r.phases.filter(p => p.measured && p.ledger);
+let bad = 0, worst = 0, missed = 0, readWall = 0, readCpu = 0;
+const no = (msg) => { console.log(msg); bad++; };
+if (w.length < 2 * secs - 2) no(`${w.length} windows, expected about ${2 * secs}`);
+for (const p of w) {
+	const l = p.ledger, rd = l.syscalls.find(s => s.name === 'read');
+	worst = Math.max(worst, Math.abs(l.leftover_pct));
+	missed += l.switch_in_missed;
+	if (Math.abs(l.leftover_pct) > 1)
+		no(`${p.name}: leftover ${l.leftover_pct.toFixed(3)}% of ${(l.thread_wall_ns / 1e6).toFixed(1)} ms`);
+	const ns = l.syscalls.find(s => s.name === 'clock_nanosleep');
+	if (ns && ns.count && ns.cpu_ns / ns.count > 500e3)
+		no(`${p.name}: ${(ns.cpu_ns / ns.count / 1e3).toFixed(1)} us of CPU per nanosleep`);
+	if (l.sys_cpu_ns > l.oncpu_ns * 1.01 + 100e3)
+		no(`${p.name}: syscall CPU ${(l.sys_cpu_ns / 1e6).toFixed(2)} ms > on-CPU ${(l.oncpu_ns / 1e6).toFixed(2)} ms`);
+	if (!rd) { no(`${p.name}: no read row`); continue; }
+	readWall += rd.wall_ns;
+	readCpu += rd.cpu_ns;
+	/* two threads sit in read() through the whole window */
+	if (Math.abs(rd.wall_ns - 2 * l.wall_ns) > 0.01 * l.wall_ns)
+		no(`${p.name}: read wall ${(rd.wall_ns / 1e6).toFixed(2)} ms, window ${(l.wall_ns / 1e6).toFixed(2)} ms x 2 threads`);
+}
+if (readCpu > 1e6) no(`the blocked reads booked ${(readCpu / 1e6).toFixed(3)} ms of CPU`);
+console.log(`${w.length} windows: worst leftover ${worst.toFixed(3)}%, read wall ${(readWall / 1e9).toFixed(3)} s ` +
+	`(CPU ${(readCpu / 1e6).toFixed(3)} ms), ${missed} unreported switch-ins repaired`);
+process.exit(bad ? 1 : 0);
+JS
+node "$work/check.js" "$work/long/report.json" "$secs" || fail "the ledger did not close in every window"
+if [ -d "$out/npm/node_modules/ajv" ]; then
+	node "$(dirname "$0")/validate.js" "$out/npm/node_modules" doc/report.schema.json \
+		"$work/long/report.json" >/dev/null || fail "report.json does not match the schema"
+fi
+check_clean ledger_long "$progs_before" || exit 1
+echo "ledger_long: ok"
