@@ -91,6 +91,32 @@ struct {
 	__uint(max_entries, MUXBPF_MAX_PHASES);
 } site_stats SEC(".maps");
 
+/*
+ * A new thread's state, built here: it is larger than the BPF stack.  Only nr, stack_id, in_ns
+ * and epoch are ever written (all of them at every use); the rest stays zero.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct muxbpf_thread_state);
+	__uint(max_entries, 1);
+} new_state SEC(".maps");
+
+static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep, __s32 stack_id,
+							       __u64 in_ns)
+{
+	__u32 zero = 0;
+	struct muxbpf_thread_state *n = bpf_map_lookup_elem(&new_state, &zero);
+
+	if (n) {
+		n->nr = -1;
+		n->stack_id = stack_id;
+		n->in_ns = in_ns;
+		n->epoch = ep;
+	}
+	return n;
+}
+
 /* Ledger entries that could not be stored because a map was full, per phase and map
  * (key phase * MUXBPF_LMAP__COUNT + enum muxbpf_ledger_map). */
 struct {
@@ -188,6 +214,43 @@ static __always_inline void add_sys(__u32 ph, __u32 tid, __u64 nr, __u64 count, 
 	__sync_fetch_and_add(&v->inexact, inexact);
 }
 
+static __always_inline void flush_slot(struct muxbpf_thread_state *s, __u32 tid,
+				       struct muxbpf_sys_slot *c)
+{
+	if (!c->count)
+		return;
+	add_sys(s->cache_phase, tid, c->nr, c->count, c->cpu_ns, c->wall_ns, c->inexact);
+	c->count = c->cpu_ns = c->wall_ns = 0;
+	c->inexact = 0;
+}
+
+/*
+ * Book a returned call in the thread's own table, a slot per syscall number (nr mod
+ * MUXBPF_SYS_CACHE): no map work on the hot path.  A slot goes to the syscalls map when another
+ * number takes it, and the whole table when the first call after a boundary returns (the table
+ * holds one phase); the loader adds what is still in the tables at the end.
+ */
+static __always_inline void book_sys(struct muxbpf_thread_state *s, __u32 tid, __u32 ph,
+				     __u32 ep, __u64 cpu, __u64 wall, __u64 inexact)
+{
+	struct muxbpf_sys_slot *c;
+
+	if (s->cache_epoch != ep) {
+		for (int i = 0; i < MUXBPF_SYS_CACHE; i++)
+			flush_slot(s, tid, &s->cache[i]);
+		s->cache_epoch = ep;
+	}
+	s->cache_phase = ph;
+	c = &s->cache[s->nr & (MUXBPF_SYS_CACHE - 1)];
+	if (c->nr != (__u32)s->nr)
+		flush_slot(s, tid, c);
+	c->nr = s->nr;
+	c->count++;
+	c->cpu_ns += cpu;
+	c->wall_ns += wall;
+	c->inexact += inexact;
+}
+
 static __always_inline void add_site(__u32 ph, __u32 pid, const struct muxbpf_thread_state *s,
 				     __u64 count, __u64 cpu, __u64 wall)
 {
@@ -215,7 +278,7 @@ static __always_inline struct muxbpf_thread_val *thread_val(__u32 ph, __u32 tid)
 
 static __always_inline __u64 task_csw(struct task_struct *t)
 {
-	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
+	return t->nvcsw + t->nivcsw;
 }
 
 /*
@@ -232,12 +295,12 @@ static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task
 	__u64 rt, delay;
 
 	if (s->nr >= 0) {
-		rt = BPF_CORE_READ(task, se.sum_exec_runtime);
+		rt = task->se.sum_exec_runtime;
 		if (rt > s->out_rt)
 			s->cpu_ns += rt - s->out_rt;
 		s->inexact = 1;
 	} else if (s->pending) {
-		delay = BPF_CORE_READ(task, sched_info.run_delay);
+		delay = task->sched_info.run_delay;
 		if (tv && delay > s->out_delay)
 			__sync_fetch_and_add(&tv->preempt_user_ns, delay - s->out_delay);
 	}
@@ -251,7 +314,7 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task;
-	struct muxbpf_thread_state *s, init = { .nr = -1 };
+	struct muxbpf_thread_state *s, *init;
 	struct muxbpf_phase_stats *st;
 	__u32 tid = (__u32)pid_tgid, ph;
 	__u64 now, pe;
@@ -261,8 +324,13 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	now = bpf_ktime_get_ns();
 	pe = phase_epoch;
 	ph = phase_of(pe);
-	init.epoch = pe >> 32;
-	s = upsert(&thread_state, &tid, &init, ph);
+	s = bpf_map_lookup_elem(&thread_state, &tid);
+	if (!s) {
+		init = fresh_state(pe >> 32, 0, 0);
+		if (!init)
+			return 0;
+		s = upsert(&thread_state, &tid, init, ph);
+	}
 	if (!s)
 		return 0;
 	at_boundary(s, tid, pe >> 32);
@@ -277,9 +345,11 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	s->inexact = 0;
 	s->phase = ph;
 	s->csw = task_csw(task);
-	s->rt_enter = BPF_CORE_READ(task, se.sum_exec_runtime);
+	s->rt_enter = task->se.sum_exec_runtime;
 	s->stack_id = MUXBPF_SITE_UNSAMPLED;
-	if (ledger_site_every && ++s->site_tick % ledger_site_every == 0) {
+	/* a count, not a modulo: no division on the hot path */
+	if (ledger_site_every && ++s->site_tick >= ledger_site_every) {
+		s->site_tick = 0;
 		st = bpf_map_lookup_elem(&site_stats, &ph);
 		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
 					    PT_REGS_FP_CORE(regs), st);
@@ -320,7 +390,7 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	switches = task_csw(task) - s->csw;
 	if (switches != s->outs) {
 		/* A switch event went missing: fall back to the kernel's runtime delta. */
-		__u64 rt = BPF_CORE_READ(task, se.sum_exec_runtime) - s->rt_enter;
+		__u64 rt = task->se.sum_exec_runtime - s->rt_enter;
 		struct muxbpf_thread_val *tv = thread_val(ph, tid);
 
 		cpu = rt < wall ? rt : wall;
@@ -330,7 +400,7 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (cpu > wall)
 		cpu = wall;
-	add_sys(ph, tid, s->nr, 1, cpu, wall, inexact);
+	book_sys(s, tid, ph, pe >> 32, cpu, wall, inexact);
 	add_site(ph, pid, s, 1, cpu, wall);
 	s->nr = -1;
 	s->off = 0;
@@ -340,12 +410,18 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
 static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 {
-	__u64 pe = phase_epoch, rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
-	__u32 tid = BPF_CORE_READ(prev, pid), ph = phase_of(pe);
-	struct muxbpf_thread_state *s, init = { .nr = -1, .epoch = pe >> 32 };
+	__u64 pe = phase_epoch, rt = prev->se.sum_exec_runtime;
+	__u32 tid = prev->pid, ph = phase_of(pe);
+	struct muxbpf_thread_state *s, *init;
 	struct muxbpf_thread_val *tv;
 
-	s = upsert(&thread_state, &tid, &init, ph);
+	s = bpf_map_lookup_elem(&thread_state, &tid);
+	if (!s) {
+		init = fresh_state(pe >> 32, 0, 0);
+		if (!init)
+			return;
+		s = upsert(&thread_state, &tid, init, ph);
+	}
 	if (!s)
 		return;
 	at_boundary(s, tid, pe >> 32);
@@ -365,7 +441,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 	s->off = 1;
 	s->off_ns = now;
 	s->out_rt = rt;
-	s->out_delay = BPF_CORE_READ(prev, sched_info.run_delay);
+	s->out_delay = prev->sched_info.run_delay;
 	s->pending = 1;
 }
 
@@ -376,15 +452,14 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
  */
 static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32 ph, __u64 now)
 {
-	struct muxbpf_thread_state init = { .nr = -1, .stack_id = MUXBPF_SITE_UNSAMPLED };
-	__u64 start = BPF_CORE_READ(next, start_time);
+	struct muxbpf_thread_state *init;
+	__u64 start = next->start_time;
 	struct muxbpf_thread_val *tv;
 
-	if (BPF_CORE_READ(next, sched_info.pcount) != 0 || start > now)
+	if (next->sched_info.pcount != 0 || start > now)
 		return;
-	init.in_ns = now;
-	init.epoch = phase_epoch >> 32;
-	if (bpf_map_update_elem(&thread_state, &tid, &init, BPF_NOEXIST))
+	init = fresh_state(phase_epoch >> 32, MUXBPF_SITE_UNSAMPLED, now);
+	if (!init || bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
 		return;
 	tv = thread_val(ph, tid);
 	if (tv)
@@ -394,7 +469,7 @@ static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32
 /* next gets the CPU: reopen its running interval, or book a user-mode preemption. */
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
-	__u32 tid = BPF_CORE_READ(next, pid), ph = cur_phase();
+	__u32 tid = next->pid, ph = cur_phase();
 	struct muxbpf_thread_state *s = bpf_map_lookup_elem(&thread_state, &tid);
 	struct muxbpf_thread_val *tv;
 

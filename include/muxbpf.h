@@ -339,6 +339,22 @@ struct muxbpf_thread_val {
 };
 _Static_assert(sizeof(struct muxbpf_thread_val) == 40, "muxbpf_thread_val layout");
 
+/*
+ * A thread's own table of returned calls, a slot per syscall number mod MUXBPF_SYS_CACHE (a
+ * power of two), for one phase: calls are booked here with no map work, and reach the syscalls
+ * map when another number takes the slot or at the thread's first return after a boundary.
+ */
+#define MUXBPF_SYS_CACHE 16
+
+struct muxbpf_sys_slot {
+	__u32 nr;
+	__u32 inexact;
+	__u64 count;
+	__u64 cpu_ns;
+	__u64 wall_ns;
+};
+_Static_assert(sizeof(struct muxbpf_sys_slot) == 32, "muxbpf_sys_slot layout");
+
 /* A thread's state between events (ledger.bpf.c's own; exposed for the in-flight read at the
  * end of a run). */
 struct muxbpf_thread_state {
@@ -359,6 +375,11 @@ struct muxbpf_thread_state {
 	__u32 site_tick;   /* syscalls entered: every ledger_site_every-th one walks its stack */
 	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
+	__u32 cache_phase; /* the phase of the calls in cache[] */
+	__u32 cache_epoch; /* the boundary cache[] was last flushed at */
+	__u32 __pad;
+	struct muxbpf_sys_slot cache[MUXBPF_SYS_CACHE];
+	__u32 __pad2;
 	/*
 	 * The boundary (phase_epoch >> 32) this state has seen.  The first event after a boundary
 	 * copies a call in flight to boundary_state before touching it, so the loader reads every
@@ -367,7 +388,7 @@ struct muxbpf_thread_state {
 	 */
 	__u32 epoch;
 };
-_Static_assert(sizeof(struct muxbpf_thread_state) == 112, "muxbpf_thread_state layout");
+_Static_assert(sizeof(struct muxbpf_thread_state) == 640, "muxbpf_thread_state layout");
 
 /* One map's occupancy, written by bpf/mapcount.bpf.c's bpf_map iterator. */
 struct muxbpf_map_count {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Snapshot the ledger maps (bpf/ledger.bpf.c) into plain structs. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +75,83 @@ static int read_lost(struct profiler *p, struct mb_ledger_data *d)
 	return 0;
 }
 
+/* Did a thread flush its table between the two reads (its cache_epoch moved)? */
+static bool flushed_between(const struct mb_inflight *a, const struct mb_inflight *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (a->v[i].k == b->v[j].k && a->v[i].v.cache_epoch != b->v[j].v.cache_epoch)
+				return true;
+	return false;
+}
+
+/* The calls still in the threads' own tables (muxbpf_thread_state.cache), as syscalls rows. */
+static int add_cached(struct mb_ledger_data *d, const struct mb_inflight *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		const struct muxbpf_thread_state *s = &st->v[i].v;
+
+		for (int j = 0; j < MUXBPF_SYS_CACHE; j++) {
+			const struct muxbpf_sys_slot *c = &s->cache[j];
+			void *grown;
+
+			if (!c->count)
+				continue;
+			grown = realloc(d->sys, (d->nsys + 1) * sizeof(*d->sys));
+			if (!grown)
+				return -ENOMEM;
+			d->sys = grown;
+			d->sys[d->nsys].k = (struct muxbpf_sys_key){ .phase = s->cache_phase,
+								     .tid = st->v[i].k, .nr = c->nr };
+			d->sys[d->nsys].v = (struct muxbpf_sys_val){ .count = c->count,
+								     .cpu_ns = c->cpu_ns,
+								     .wall_ns = c->wall_ns,
+								     .inexact = c->inexact };
+			d->nsys++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The syscalls map and the threads' tables.  A running target moves a table into the map at its
+ * first return after the last boundary (the end of the last window): the map is read between two
+ * reads of the tables, again until no thread flushed in between, so nothing counts twice or not
+ * at all.  Later moves (slot reuse) concern only the time after the last window.
+ */
+static int dump_syscalls(struct profiler *p, struct mb_ledger_data *d)
+{
+	struct muxbpf_bpf *skel = profiler__skel(p);
+	struct mb_inflight a = {}, b = {};
+	int err = DUMP(skel->maps.thread_state, a.v, a.n);
+
+	for (int tries = 0; !err; tries++) {
+		free(d->sys);
+		d->sys = NULL;
+		d->nsys = 0;
+		err = DUMP(skel->maps.syscalls, d->sys, d->nsys);
+		if (!err)
+			err = DUMP(skel->maps.thread_state, b.v, b.n);
+		if (err || !flushed_between(&a, &b) || tries == 9)
+			break;
+		inflight__free(&a);
+		a = b;
+		b = (struct mb_inflight){};
+	}
+	if (!err)
+		err = add_cached(d, &b);
+	inflight__free(&a);
+	inflight__free(&b);
+	return err;
+}
+
 int collect_ledger(struct profiler *p, struct mb_ledger_data *d)
 {
 	struct muxbpf_bpf *skel = profiler__skel(p);
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = DUMP(skel->maps.syscalls, d->sys, d->nsys);
+	err = dump_syscalls(p, d);
 	if (!err)
 		err = DUMP(skel->maps.sites, d->sites, d->nsites);
 	if (!err)

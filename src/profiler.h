@@ -32,8 +32,8 @@ struct muxbpf_bpf;
 
 /* Load and attach.  NULL with errno set; the reason is printed once. */
 struct profiler *profiler__new(const struct profiler_opts *opts);
-/* Make the sampler count under phase id from now on. */
-/* Also a ledger boundary: collect_inflight() then reads the calls in flight as of this call. */
+/* Make the sampler and the ledger count under phase id from now on.  Also a ledger boundary:
+ * collect_inflight() then reads the calls in flight as of this call. */
 void profiler__set_phase(struct profiler *p, unsigned int phase);
 uint32_t profiler__epoch(const struct profiler *p);
 unsigned int profiler__phase(const struct profiler *p);
