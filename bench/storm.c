@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The syscall storm: ns per syscall(SYS_geteuid) of the target and of a bystander process (not
+ * the target) under each configuration, interleaved in rounds so that host noise hits them
+ * alike.  The floor first: empty programs and programs that only compare the tgid, on the same
+ * two tracepoints (raw_tp and tp_btf), show what the tracepoints cost before any ledger work.
+ *
+ *   build/bench/storm [ROUNDS [CALLS]]     (default 5 rounds of 2,000,000 calls)
+ *
+ * Prints per configuration the best and median CPU ns per call (the looper's own runtime, so
+ * that time preempted by other work on a shared machine is left out) over the rounds, the
+ * median's ratio to bare and the ns added per call.  Needs root (or CAP_BPF + CAP_PERFMON).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "collect_live.h"
+#include "log.h"
+
+enum {
+	BARE,
+	EMPTY_RAW,   /* raw_tp sys_enter + sys_exit: r0 = 0; exit */
+	EMPTY_BTF,   /* the same as tp_btf */
+	FILTER_BTF,  /* tp_btf: compare the tgid, exit (the bystander's whole path) */
+	SAMPLER,     /* muxbpf attach --no-syscalls */
+	NOSTATS,     /* the ledger without BPF run-time statistics */
+	DEFAULT,     /* the defaults */
+	NCONF
+};
+static const char *const conf_name[NCONF] = {
+	"bare", "empty raw_tp", "empty tp_btf", "tgid filter tp_btf", "sampler only",
+	"--no-bpf-stats", "default",
+};
+
+/* The looper's own CPU time (the kernel's runtime): time it sits preempted on this shared
+ * machine is not in it. */
+static double cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* A process that waits for a count, makes that many geteuid calls, reports ns per call. */
+static pid_t spawn_looper(int *cmd_fd, int *res_fd)
+{
+	int cmd[2], res[2];
+	pid_t pid;
+
+	if (pipe(cmd) || pipe(res))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		long n;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (read(cmd[0], &n, sizeof(n)) == sizeof(n) && n > 0) {
+			double t0 = cpu_ns(), per;
+
+			for (long i = 0; i < n; i++)
+				syscall(SYS_geteuid);
+			per = (cpu_ns() - t0) / n;
+			if (write(res[1], &per, sizeof(per)) != sizeof(per))
+				break;
+		}
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	*cmd_fd = cmd[1];
+	*res_fd = res[0];
+	return pid;
+}
+
+static double run_calls(int cmd_fd, int res_fd, long n)
+{
+	double per = -1;
+
+	if (write(cmd_fd, &n, sizeof(n)) != sizeof(n) || read(res_fd, &per, sizeof(per)) != sizeof(per))
+		return -1;
+	return per;
+}
+
+/*
+ * The floor programs, as instructions: nothing to compile.  filter: the tgid compare every
+ * ledger program starts with (bpf_get_current_pid_tgid() >> 32 against a constant).
+ */
+static int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
+{
+	struct bpf_insn empty[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct bpf_insn filt[] = {
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
+		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,
+		  .imm = (int)tgid },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+	char name[64];
+	int fd, lfd;
+
+	if (btf) {
+		struct btf *vm = btf__load_vmlinux_btf();
+		int id;
+
+		if (!vm)
+			return -1;
+		snprintf(name, sizeof(name), "btf_trace_%s", tp);
+		id = btf__find_by_name_kind(vm, name, BTF_KIND_TYPEDEF);
+		btf__free(vm);
+		if (id < 0)
+			return -1;
+		o.expected_attach_type = BPF_TRACE_RAW_TP;
+		o.attach_btf_id = id;
+	}
+	fd = bpf_prog_load(btf ? BPF_PROG_TYPE_TRACING : BPF_PROG_TYPE_RAW_TRACEPOINT, "mb_floor",
+			   "GPL", filter ? filt : empty,
+			   filter ? sizeof(filt) / sizeof(filt[0]) : 2, &o);
+	if (fd < 0)
+		return -1;
+	lfd = bpf_raw_tracepoint_open(btf ? NULL : tp, fd);
+	close(fd); /* the link holds the program */
+	return lfd;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	long calls = argc > 2 ? atol(argv[2]) : 2000000;
+	double v[2][NCONF][64], prog_ns[2][64];
+	const char *const progs[2] = { "mb_sys_enter", "mb_sys_exit" };
+	int tcmd, tres, ocmd, ores;
+	pid_t target, bystander;
+	FILE *f;
+	int stats = -1;
+
+	if (rounds < 1 || rounds > 64 || calls < 1) {
+		fprintf(stderr, "usage: storm [ROUNDS 1-64] [CALLS]\n");
+		return 2;
+	}
+	target = spawn_looper(&tcmd, &tres);
+	bystander = spawn_looper(&ocmd, &ores);
+	if (target < 0 || bystander < 0)
+		return 1;
+	for (int r = 0; r < rounds; r++) {
+		for (int k = 0; k < NCONF; k++) {
+			int c = (k + r) % NCONF; /* rotate the order */
+			struct attach_opts o = { .pid = target, .freq = 997, .running = true,
+						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS };
+			struct profiler *p = NULL;
+			int links[2] = { -1, -1 };
+
+			if (c >= SAMPLER && !(p = profiler__new(&o)))
+				return 1;
+			if (c == EMPTY_RAW || c == EMPTY_BTF || c == FILTER_BTF) {
+				links[0] = load_floor(c != EMPTY_RAW, c == FILTER_BTF, "sys_enter", target);
+				links[1] = load_floor(c != EMPTY_RAW, c == FILTER_BTF, "sys_exit", target);
+				if (links[0] < 0 || links[1] < 0) {
+					fprintf(stderr, "storm: cannot load the floor programs: %s\n",
+						strerror(errno));
+					return 1;
+				}
+			}
+			struct mb_cost_reading c0, c1;
+
+			cost_read(p, &c0);
+			v[0][c][r] = run_calls(tcmd, tres, calls);
+			cost_read(p, &c1);
+			for (int k2 = 0; c == DEFAULT && k2 < 2; k2++) {
+				prog_ns[k2][r] = 0;
+				for (int i = 0; i < c1.nprogs && i < c0.nprogs; i++)
+					if (!strcmp(c1.progs[i].name, progs[k2]) &&
+					    c1.progs[i].runs > c0.progs[i].runs)
+						prog_ns[k2][r] =
+							(double)(c1.progs[i].run_ns - c0.progs[i].run_ns) /
+							(c1.progs[i].runs - c0.progs[i].runs);
+			}
+			v[1][c][r] = run_calls(ocmd, ores, calls);
+			for (int i = 0; i < 2; i++)
+				if (links[i] >= 0)
+					close(links[i]);
+			profiler__free(p);
+		}
+	}
+	f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	if (f) {
+		if (fscanf(f, "%d", &stats) != 1)
+			stats = -1;
+		fclose(f);
+	}
+	printf("ns per syscall(SYS_geteuid), %d rounds of %ld calls, interleaved (order rotated); "
+	       "machine-wide BPF stats at the end: %d\n", rounds, calls, stats);
+	printf("%-20s %-10s %8s %8s %8s %8s %9s\n", "configuration", "process", "best", "median",
+	       "max", "ratio", "+ns/call");
+	for (int who = 0; who < 2; who++) {
+		double med0 = 0;
+
+		for (int c = 0; c < NCONF; c++) {
+			double *x = v[who][c];
+
+			qsort(x, rounds, sizeof(*x), cmp_double);
+			if (c == BARE)
+				med0 = x[rounds / 2];
+			printf("%-20s %-10s %8.1f %8.1f %8.1f %7.3fx %+9.1f\n", conf_name[c],
+			       who ? "bystander" : "target", x[0], x[rounds / 2], x[rounds - 1],
+			       x[rounds / 2] / med0, x[rounds / 2] - med0);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		qsort(prog_ns[k], rounds, sizeof(prog_ns[k][0]), cmp_double);
+		printf("default: %s %.1f ns per run (BPF run-time statistics, best %.1f)\n", progs[k],
+		       prog_ns[k][rounds / 2], prog_ns[k][0]);
+	}
+	kill(target, SIGKILL);
+	kill(bystander, SIGKILL);
+	waitpid(target, NULL, 0);
+	waitpid(bystander, NULL, 0);
+	return 0;
+}
