@@ -24,7 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "attach.h"
+#include "profiler.h"
 #include "collect_live.h"
 #include "log.h"
 
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		for (int k = 0; k < NCONF; k++) {
 			int c = (k + r) % NCONF; /* rotate the order */
-			struct attach_opts o = { .pid = target, .freq = 997, .running = true,
+			struct profiler_opts o = { .pid = target, .freq = 997, .running = true,
 						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS };
 			struct profiler *p = NULL;
 			int links[2] = { -1, -1 };
