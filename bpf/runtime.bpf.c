@@ -3,7 +3,9 @@
  * Exact on-CPU time from the kernel's own accounting (task->se.sum_exec_runtime), never from
  * pairing sched_switch events (this kernel sometimes emits none).  A task iterator scoped to the
  * target process writes one record per live thread; the exit handler keeps the final runtime of
- * threads that exit, so a thread that dies inside a phase still counts.
+ * threads that exit, so a thread that dies inside a phase still counts.  A thread keeps running
+ * after sched_process_exit (its files, perf events, cgroup and exit_notify: tens of µs, several
+ * times that in a slow VM), so its record is brought up to date at its last switch-out.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -66,5 +68,25 @@ int BPF_PROG(mb_task_exit, struct task_struct *task)
 	rt.exit_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&exited, &rt.tid, &rt, BPF_ANY))
 		__sync_fetch_and_add(&exits_lost, 1);
+	return 0;
+}
+
+#define PF_EXITING 0x00000004 /* include/linux/sched.h */
+
+/* An exiting thread leaves the CPU: its runtime so far (the kernel updated it for the switch). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(mb_exit_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct muxbpf_task_rt *rt;
+	__u32 tid;
+
+	if (prev->tgid != targ_tgid || !(prev->flags & PF_EXITING))
+		return 0;
+	tid = prev->pid;
+	rt = bpf_map_lookup_elem(&exited, &tid);
+	if (!rt)
+		return 0;
+	rt->runtime_ns = prev->se.sum_exec_runtime;
+	rt->exit_ns = bpf_ktime_get_ns();
 	return 0;
 }

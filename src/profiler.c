@@ -32,6 +32,7 @@ struct profiler {
 	int perf_fd;
 	int perf_link_fd;
 	struct bpf_link *exit_link;
+	struct bpf_link *exit_switch_link; /* an exiting thread's last switch-out */
 	struct bpf_link *iter_link;
 	int iter_link_fd;
 	struct unwinder *unw;
@@ -279,6 +280,12 @@ static int attach_runtime(struct profiler *p)
 		pr_err("failed to attach sched_process_exit handler: %s", strerror(errno));
 		return -errno;
 	}
+	p->exit_switch_link = bpf_program__attach(p->skel->progs.mb_exit_switch);
+	if (!p->exit_switch_link) {
+		pr_err("failed to attach the exiting threads' sched_switch handler: %s",
+		       strerror(errno));
+		return -errno;
+	}
 	/* Scope the task iterator to the target's threads: tens of µs per reading. */
 	linfo.task.pid = p->pid;
 	iopts.link_info = &linfo;
@@ -524,6 +531,7 @@ void profiler__free(struct profiler *p)
 	for (size_t i = 0; i < LEDGER_NPROGS; i++)
 		bpf_link__destroy(p->ledger_links[i]);
 	bpf_link__destroy(p->iter_link);
+	bpf_link__destroy(p->exit_switch_link);
 	bpf_link__destroy(p->exit_link);
 	unwinder__free(p->unw);
 	muxbpf_bpf__destroy(p->skel);

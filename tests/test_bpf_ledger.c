@@ -105,14 +105,11 @@ static void test_oncpu_and_closure(void **state)
 
 		/*
 		 * schedstat lists live threads only: the pipe phase's reader thread has exited
-		 * by the end, so add its CPU time as it measured it itself.  Its exit path runs
-		 * after that reading: 5-30 µs here, allow 100 µs.
+		 * by the end, so add its CPU time as the target measured it, its exit included
+		 * (tests/targets/ledger_synth.c).
 		 */
-		if (ph == PH_PIPE) {
+		if (ph == PH_PIPE)
 			sched += reader;
-			if (l->oncpu_ns >= sched && l->oncpu_ns - sched < 100000)
-				sched = l->oncpu_ns;
-		}
 		double diff = sched ? 100.0 * ((double)l->oncpu_ns - sched) / sched : 100;
 		double left = 100.0 * l->leftover_ns / (double)l->thread_wall_ns;
 
@@ -181,13 +178,13 @@ static void test_sleeper(void **state)
 {
 	const struct phase_ledger *l = &R.led[PH_SLEEP];
 	const struct ledger_sys_row *ns;
-	unsigned long long work = 0;
+	unsigned long long work = 0, loop = 0;
 	long wakeups = -1;
 	double per_wakeup, own, sched;
 
 	(void)state;
 	skip_unless_bpf();
-	assert_int_equal(sscanf(R.ack[PH_SLEEP], "k %ld %llu", &wakeups, &work), 2);
+	assert_int_equal(sscanf(R.ack[PH_SLEEP], "k %ld %llu %llu", &wakeups, &work, &loop), 3);
 	ns = find_sys(l, "clock_nanosleep");
 	assert_non_null(ns);
 	per_wakeup = l->oncpu_ns / 1e3 / l->wakeups;
@@ -204,12 +201,13 @@ static void test_sleeper(void **state)
 			 l->wakeups, wakeups);
 	assert_int_equal(ns->count, wakeups);
 	/*
-	 * On-CPU per wakeup against two independent sources: the kernel's schedstat over the
-	 * target's own count of sleeps (+1 for the command byte), within 5%; and the target's own
-	 * work, which it must include.  The rest is the sleep call and the wakeup in the kernel
-	 * with this profiler's handlers on them: measured here, 52 µs of own work is 89 µs per
-	 * wakeup by schedstat without any profiler, 96-147 µs with the ledger on depending on the
-	 * load on the other vCPU (cache-cold kernel paths); 150 µs is the sanity bound.
+	 * On-CPU per wakeup against independent sources: the kernel's schedstat over the
+	 * target's own count of sleeps (+1 for the command byte), within 5%; the target's own
+	 * work, which it must include; and the target's own CPU clock over its whole loop of
+	 * sleeps and work, within 5% (the rest of the phase is one command byte and one line).
+	 * What the work leaves is the sleep call and the wakeup in the kernel, with this
+	 * profiler's handlers on them: its size depends on the machine (several times larger in
+	 * a TCG guest), so no fixed number of µs bounds it.
 	 */
 	sched = (R.r[PH_SLEEP][1].proc.schedstat_ns - R.r[PH_SLEEP][0].proc.schedstat_ns) / 1e3 /
 		(wakeups + 1);
@@ -218,9 +216,14 @@ static void test_sleeper(void **state)
 	if (per_wakeup > sched * 1.05 || per_wakeup < sched * 0.95)
 		fail_msg("%.1f us on-CPU per wakeup, schedstat over the target's sleeps gives %.1f us",
 			 per_wakeup, sched);
-	if (per_wakeup < own || per_wakeup > own + 150)
+	if (per_wakeup < own)
 		fail_msg("%.1f us on-CPU per wakeup, the target's own work is %.1f us", per_wakeup,
 			 own);
+	print_message("sleeper: the target's CPU clock over its loop %.3f ms, ledger %.3f ms\n",
+		      loop / 1e6, l->oncpu_ns / 1e6);
+	if (l->oncpu_ns > loop * 1.05 || l->oncpu_ns < loop)
+		fail_msg("ledger on-CPU %.3f ms, the target's CPU clock over its loop %.3f ms",
+			 l->oncpu_ns / 1e6, loop / 1e6);
 	/* Woken by its timer: the 10 ms sleeps dominate the wakeups. */
 	assert_int_equal(l->wakes[0].kind, MUXBPF_WAKER_TIMER);
 	/* It slept ~500 ms inside clock_nanosleep. */
@@ -249,15 +252,26 @@ static void test_pipe_block(void **state)
 	assert_true(by_self);
 }
 
-/* User-only sampling still puts the burner's samples in its function, with the ledger on. */
+/*
+ * User-only sampling still puts the burner's samples in its function, with the ledger on: the
+ * share of samples in burn() is the share of the phase's CPU the target measured in burn()
+ * itself (its thread clock around the call), and the ledger's kernel time fits in the CPU
+ * outside burn() (reading the command, the acknowledgement).  Both shares depend on the
+ * machine (a TCG guest's syscalls are several times slower), so no fixed percentage.
+ */
 static void test_burner_sampled(void **state)
 {
+	const struct phase_ledger *l = &R.led[PH_BURN];
 	struct symbolizer *sym;
 	uint64_t total = 0, in_burn = 0;
+	unsigned long long burn_ns = 0;
 	struct mb_sym out;
+	double share, truth;
+	long r;
 
 	(void)state;
 	skip_unless_bpf();
+	assert_int_equal(sscanf(R.ack[PH_BURN], "k %ld %llu", &r, &burn_ns), 2);
 	sym = symbolizer__new();
 	assert_non_null(sym);
 	for (size_t i = 0; i < R.prof.n; i++) {
@@ -271,12 +285,20 @@ static void test_burner_sampled(void **state)
 			in_burn += s->count;
 	}
 	symbolizer__free(sym);
-	print_message("burner: %" PRIu64 " samples, %.1f%% in burn(); kernel share %.2f%%\n",
-		      total, total ? 100.0 * in_burn / total : 0,
-		      100.0 * R.led[PH_BURN].sys_cpu_ns / R.led[PH_BURN].oncpu_ns);
+	share = total ? (double)in_burn / total : 0;
+	truth = (double)burn_ns / l->oncpu_ns;
+	print_message("burner: %" PRIu64 " samples, %.1f%% in burn(), the target's clock %.1f%% "
+		      "of the phase's CPU in burn(); kernel %.3f ms, CPU outside burn() %.3f ms\n",
+		      total, 100 * share, 100 * truth, l->sys_cpu_ns / 1e6,
+		      ((double)l->oncpu_ns - burn_ns) / 1e6);
 	assert_true(total > 200);
-	assert_true(in_burn * 100 >= total * 95);
-	assert_true(R.led[PH_BURN].sys_cpu_ns * 100 < R.led[PH_BURN].oncpu_ns);
+	/* ±3 points: about three standard errors of a share near 1 over a few hundred samples */
+	if (share < truth - 0.03 || share > truth + 0.03)
+		fail_msg("%.1f%% of the samples in burn(), the target spent %.1f%% of its CPU there",
+			 100 * share, 100 * truth);
+	if (burn_ns > l->oncpu_ns || l->sys_cpu_ns > l->oncpu_ns - burn_ns)
+		fail_msg("ledger: %.3f ms in the kernel, %.3f ms on-CPU, of which the target spent "
+			 "%.3f ms in burn()", l->sys_cpu_ns / 1e6, l->oncpu_ns / 1e6, burn_ns / 1e6);
 }
 
 int main(void)

@@ -3,18 +3,22 @@
  * Ground-truth target for the time ledger.  Reads one command byte at a time from stdin, does
  * the work, and answers one line on stdout with what it did, so the test can compare the ledger
  * with the target's own counts:
- *   'u'  burn ~300 ms of user CPU in burn()                       -> "k 0"
+ *   'u'  burn ~300 ms of user CPU in burn()  -> "k 0 <thread CPU ns in burn()>"
  *   'w'  100000 times: write() 1 byte to /dev/null, then getppid(), each between two reads of
  *        the thread CPU clock                     -> "k <writes> <write ns> <getppid ns>",
  *        ns = thread CPU time between the clock reads around each call, summed: the write
  *        windows hold whole write calls; write ns - getppid ns is the body of write alone
  *        (the two windows share the wrapper, the entry and exit paths and the clock reads)
- *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work -> "k <wakeups> <ns>",
- *        ns = thread CPU time from each wakeup to the next sleep, summed
- *   'p'  a second thread blocks in read() on a pipe; the main thread writes to it after 200 ms
- *        and joins it                                -> "k 0 <the reader thread's CPU ns>"
+ *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work
+ *        -> "k <wakeups> <work ns> <loop ns>", work = thread CPU time from each wakeup to the
+ *        next sleep, summed; loop = thread CPU time of the whole loop, sleeps included
+ *   'p'  a second thread blocks in read() on a pipe, then works ~20 ms; the main thread writes
+ *        to it after 200 ms, joins it and waits until the kernel has released it
+ *        -> "k 0 <the reader's CPU ns>", its whole life, exit included: the process's CPU
+ *        clock (which keeps the CPU time of released threads) less the main thread's
  *   'q'  exit
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +29,17 @@
 
 static volatile unsigned long sink;
 
-static unsigned long long thread_ns(void)
+static unsigned long long clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static unsigned long long thread_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Burn user CPU: iters steps of an LCG, no calls, no clock reads (~1 ns a step here). */
@@ -64,11 +73,12 @@ static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns
 	return n;
 }
 
-/* Returns the wakeups; *work_ns gets the CPU time of the work done after them. */
-static long sleeper(unsigned long long *work_ns)
+/* Returns the wakeups; *work_ns gets the CPU time of the work done after them, *loop_ns the
+ * thread's CPU time over the whole loop. */
+static long sleeper(unsigned long long *work_ns, unsigned long long *loop_ns)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	unsigned long long t0;
+	unsigned long long t0, start = thread_ns();
 	long n = 0;
 
 	*work_ns = 0;
@@ -79,25 +89,45 @@ static long sleeper(unsigned long long *work_ns)
 		burn(50 * 1000);  /* ~50 µs */
 		*work_ns += thread_ns() - t0;
 	}
+	*loop_ns = thread_ns() - start;
 	return n;
 }
 
-static unsigned long long reader_ns;
+static volatile pid_t reader_tid;
 
 static void *reader(void *arg)
 {
 	int *fds = arg;
 	char c;
 
+	reader_tid = gettid();
 	if (read(fds[0], &c, 1) != 1)
 		return (void *)1;
-	reader_ns = thread_ns();
+	/* ~20 ms of work before exiting: the phase's CPU is then large against the µs by which
+	 * two exact counters read a few instructions apart can differ (its 1% check) */
+	burn(20ul * 1000 * 1000);
 	return NULL;
+}
+
+/*
+ * pthread_join returns when the kernel clears the thread's tid, early in its exit; its CPU time
+ * reaches the process's clock when the kernel releases it, after which /proc/self/task/TID is
+ * gone.  Wait for that (the main thread's own CPU while waiting cancels out).
+ */
+static void wait_released(pid_t tid)
+{
+	struct timespec ts = { 0, 100 * 1000 };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	for (int i = 0; i < 100000 && access(path, F_OK) == 0; i++)
+		nanosleep(&ts, NULL);
 }
 
 static int pipe_block(unsigned long long *thread_cpu)
 {
 	struct timespec ts = { 0, 200 * 1000 * 1000 };
+	unsigned long long proc0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), main0 = thread_ns();
 	pthread_t t;
 	int fds[2];
 	void *ret;
@@ -108,30 +138,33 @@ static int pipe_block(unsigned long long *thread_cpu)
 	if (write(fds[1], "x", 1) != 1)
 		return -1;
 	pthread_join(t, &ret);
+	wait_released(reader_tid);
 	close(fds[0]);
 	close(fds[1]);
-	*thread_cpu = reader_ns;
+	*thread_cpu = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - proc0) - (thread_ns() - main0);
 	return ret ? -1 : 0;
 }
 
 int main(void)
 {
-	unsigned long long work = 0, null = 0;
-	char c, line[64];
+	unsigned long long work = 0, null = 0, loop = 0;
+	char c, line[96];
 	long r = 0;
 
 	while (read(0, &c, 1) == 1) {
-		work = null = 0;
+		work = null = loop = 0;
 		switch (c) {
 		case 'u':
+			work = thread_ns();
 			burn(300ul * 1000 * 1000);  /* ~300 ms */
+			work = thread_ns() - work;
 			r = 0;
 			break;
 		case 'w':
 			r = write_loop(&work, &null);
 			break;
 		case 's':
-			r = sleeper(&work);
+			r = sleeper(&work, &loop);
 			break;
 		case 'p':
 			r = pipe_block(&work);
@@ -144,7 +177,7 @@ int main(void)
 		if (c == 'w')
 			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, null);
 		else
-			snprintf(line, sizeof(line), "k %ld %llu\n", r, work);
+			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, loop);
 		if (write(1, line, strlen(line)) != (ssize_t)strlen(line))
 			return 1;
 	}
