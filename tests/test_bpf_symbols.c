@@ -2,7 +2,7 @@
 /*
  * The symbolizer on a real run (root and BPF): muxbpf's session on the default target, every
  * phase, then
- *   - the time to symbolize and fold the whole profile (budget: well under a second);
+ *   - the time to symbolize and fold the whole profile (printed; bench/posttime.sh measures it);
  *   - every distinct sampled address in netmux, libmux.so and libc (the latter through its
  *     debug file when one is installed) against addr2line -f -i -C: function, file, line and
  *     the whole inline chain must agree for at least 99% of them (differences are printed);

@@ -75,11 +75,14 @@ struct chain {
 	size_t n;
 };
 
+#define MIN_SAMPLES 200
+
 struct result {
 	const struct chain *chain; /* NULL: synth's hot_a/hot_b check */
 	uint64_t hot;         /* phase-1 samples with hot_a/hot_b (or a chain function) as the leaf */
 	uint64_t hot_chain;   /* ... whose stack is exactly the known chain */
 	uint64_t samples;     /* all phase-1 samples */
+	uint64_t taken;       /* the sampler's runs by the kernel's count (BPF run-time stats) */
 	uint64_t to_start;    /* ... whose last frame is _start */
 	struct muxbpf_phase_stats st;
 	double ns_per_sample;
@@ -216,6 +219,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	profiler__free(p);
 
 	r->ns_per_sample = info.run_cnt ? (double)info.run_time_ns / info.run_cnt : 0;
+	r->taken = info.run_cnt;
 	r->st = prof.stats[PHASE_ONE];
 	sym = symbolizer__new();
 	assert_non_null(sym);
@@ -229,9 +233,11 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 				    : mode == MUXBPF_UNWIND_DWARF ? "dwarf"
 								  : "auto";
 
-		print_message("%s '%c' --unwind %s: %lu samples, %lu with a %s leaf, %.2f%% of "
-			      "those with the full chain, %.2f%% of all ending at _start\n",
-			      target, cmd, mname, r->samples, r->hot, chain ? "chain" : "hot_a/b",
+		print_message("%s '%c' --unwind %s: %lu samples (sampler runs %lu), %lu with a %s "
+			      "leaf, %.2f%% of those with the full chain, %.2f%% of all ending at "
+			      "_start\n",
+			      target, cmd, mname, r->samples, r->taken, r->hot,
+			      chain ? "chain" : "hot_a/b",
 			      r->hot ? 100.0 * r->hot_chain / r->hot : 0,
 			      r->samples ? 100.0 * r->to_start / r->samples : 0);
 		print_message("  walks %llu: outermost %llu, zero-end %llu, no-proc %llu, "
@@ -256,13 +262,29 @@ static void run_mode(const char *target, int mode, struct result *r)
 	run_cmd(target, 'a', NULL, mode, r);
 }
 
+/*
+ * Enough samples for the 1% checks to mean something, and all of them: the phase's samples
+ * against the sampler's runs as the kernel counts them (a few fall outside the phase, at the
+ * target's start and acknowledgement).  How many the target's 1000 ms of CPU yield is not
+ * fixed: ~997 at 997 Hz here, half that in a TCG guest on a busy host, where the guest's clock
+ * runs on while its vCPU waits and the sampling timer skips the periods it missed.
+ */
+static void check_sample_count(const struct result *r)
+{
+	if (r->samples < MIN_SAMPLES || r->hot < MIN_SAMPLES * 4 / 5)
+		fail_msg("%lu samples, %lu with a hot leaf: fewer than %d to judge by", r->samples,
+			 r->hot, MIN_SAMPLES);
+	if (r->taken && r->samples * 100 < r->taken * 95)
+		fail_msg("the profile has %lu phase samples, the kernel ran the sampler %lu times",
+			 r->samples, r->taken);
+}
+
 static void check_run(const char *target, char cmd, const struct chain *chain, int mode)
 {
 	struct result r;
 
 	run_cmd(target, cmd, chain, mode, &r);
-	assert_true(r.samples > 500);
-	assert_true(r.hot > 400);
+	check_sample_count(&r);
 	/* The first few ms after exec may pass before the tables are in: allow 1%. */
 	if (r.hot_chain * 100 < r.hot * 99)
 		fail_msg("%s: only %lu of %lu hot samples have the known chain (first off: %s)",
@@ -359,7 +381,7 @@ static void test_gcc_nofp_fp_fails(void **state)
 	(void)state;
 	skip_unless_bpf();
 	run_mode("synth_nofp", MUXBPF_UNWIND_FP, &r);
-	assert_true(r.hot > 400);
+	check_sample_count(&r);
 	if (r.hot_chain * 10 > r.hot)
 		fail_msg("frame pointers found the chain in %lu of %lu samples: the ground truth "
 			 "is not testing CFI", r.hot_chain, r.hot);
