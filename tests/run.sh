@@ -2,10 +2,17 @@
 # Run every test program and print one closing line: "tests: N passed, N failed, N skipped".
 #   tests/run.sh BUILD_DIR
 # cmocka suites report in TAP; tests/e2e/*.sh scripts exit 0 (pass), 77 (skip) or other (fail).
+# MUXBPF_ONLY="test_bpf_ledger nonroot ...": only these suites and scripts (the kernel matrix).
 set -u
 out=${1:-build}
 pass=0 fail=0 skip=0
 failed_names=
+
+selected() { # $1 = suite or script name
+	[ -z "${MUXBPF_ONLY:-}" ] && return 0
+	for n in $MUXBPF_ONLY; do [ "$n" = "$1" ] && return 0; done
+	return 1
+}
 
 count_tap() { # $1 = TAP text, $2 = suite name
 	p=$(printf '%s\n' "$1" | grep -c '^ok .*' ) || true
@@ -29,6 +36,7 @@ for t in "$out"/tests/test_*; do
 	name=$(basename "$t")
 	# a suite renamed or removed since this build directory was made
 	[ -f "tests/$name.c" ] || continue
+	selected "$name" || continue
 	echo "=== $name"
 	tap=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
 	rc=$?
@@ -45,6 +53,7 @@ for t in tests/e2e/*.sh; do
 	[ "${MUXBPF_TESTS:-all}" = suites ] && break
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
+	selected "$name" || continue
 	echo "=== $name"
 	sh "$t" "$out"
 	rc=$?
