@@ -139,10 +139,24 @@ void preflight_explain_perf(int err, int pid)
 
 	char caps[64];
 
+	uint64_t eff = 0;
+
 	read_line("/proc/sys/kernel/perf_event_paranoid", par, sizeof(par));
-	if (err == -EACCES || err == -EPERM)
+	/*
+	 * Upstream, CAP_PERFMON overrides every level up to 2 (the highest).  Debian's kernels
+	 * patch in level 3, their default, at which only CAP_SYS_ADMIN may open a perf event
+	 * (measured on Debian's 6.1 and 6.12); lowering it to 2 keeps muxbpf at its two
+	 * capabilities, so that is the advice.
+	 */
+	if ((err == -EACCES || err == -EPERM) && atoi(par) > 2 && !effective_caps(&eff) &&
+	    !(eff & (1ull << CAP_SYS_ADMIN)) && !*missing_now(caps, sizeof(caps)))
+		pr_err("perf_event_open refused for pid %d: %s (kernel.perf_event_paranoid = %s, "
+		       "a distribution's level above 2 that CAP_PERFMON does not override: run "
+		       "'sysctl kernel.perf_event_paranoid=2' as root, or run muxbpf as root)", pid,
+		       strerror(-err), par);
+	else if (err == -EACCES || err == -EPERM)
 		pr_err("perf_event_open refused for pid %d: %s (kernel.perf_event_paranoid = %s%s%s; "
-		       "CAP_PERFMON overrides it)", pid, strerror(-err), *par ? par : "?",
+		       "CAP_PERFMON overrides it up to 2)", pid, strerror(-err), *par ? par : "?",
 		       *missing_now(caps, sizeof(caps)) ? ", missing " : "", caps);
 	else if (err == -ENOENT || err == -EOPNOTSUPP)
 		pr_err("perf_event_open: this kernel has no cpu-clock software event: %s",
