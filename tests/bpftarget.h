@@ -79,6 +79,38 @@ static inline void target_release(struct target *t)
 	assert_int_equal(write(t->go_fd, "g", 1), 1);
 }
 
+/*
+ * Until the child runs the target's image (its exe link changes at exec) and sleeps waiting for
+ * its first command: its libraries are mapped by then, and its start-up (exec, the dynamic
+ * loader: tens of ms in a TCG guest) is behind it, outside any phase.  Up to 10 s.
+ */
+static inline void target_wait_started(const struct target *t)
+{
+	char path[64], exe[PATH_MAX], stat[512];
+
+	for (int i = 0; i < 200000; i++) {
+		ssize_t n;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
+			f = fopen(path, "r");
+			if (f && fgets(stat, sizeof(stat), f) && !strcmp(exe, t->path) &&
+			    strstr(stat, ") S ")) {
+				fclose(f);
+				return;
+			}
+			if (f)
+				fclose(f);
+		}
+		usleep(50);
+	}
+	fail_msg("pid %d did not start %s", t->pid, t->path);
+}
+
 /* Send a command; read the ack line ("k ...") into line. */
 static inline void target_command(struct target *t, char cmd, char *line, size_t size)
 {

@@ -50,6 +50,7 @@ static int setup(void **state)
 	if (!p)
 		return -1;
 	target_release(&R.t);
+	target_wait_started(&R.t);
 	for (int ph = PH_BURN; ph < PH__COUNT; ph++)
 		run_phase(p, &R.t, ph, cmds[ph], &R.r[ph][0], &R.r[ph][1], R.ack[ph],
 			  sizeof(R.ack[ph]));

@@ -38,37 +38,6 @@
 
 #define PHASE_ONE 1
 
-/*
- * Until the child runs the target's image (its exe link changes at exec) and sleeps waiting for
- * its first command: its libraries are mapped by then.
- */
-static void wait_started(const struct target *t)
-{
-	char path[64], exe[PATH_MAX], stat[512];
-
-	for (int i = 0; i < 20000; i++) {
-		ssize_t n;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/exe", t->pid);
-		n = readlink(path, exe, sizeof(exe) - 1);
-		if (n > 0) {
-			exe[n] = 0;
-			snprintf(path, sizeof(path), "/proc/%d/stat", t->pid);
-			f = fopen(path, "r");
-			if (f && fgets(stat, sizeof(stat), f) && !strcmp(exe, t->path) &&
-			    strstr(stat, ") S ")) {
-				fclose(f);
-				return;
-			}
-			if (f)
-				fclose(f);
-		}
-		usleep(50);
-	}
-	fail_msg("pid %d did not start %s", t->pid, t->path);
-}
-
 /* A known chain, leaf first, up to main (the libc start frames and _start follow). */
 struct chain {
 	const char *const *names;
@@ -201,7 +170,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	 * on a busy machine the loader thread can take tens of ms to answer, and those walks would
 	 * stop at the leaf (no-proc) for reasons unrelated to the walker.
 	 */
-	wait_started(&t);
+	target_wait_started(&t);
 	if (mode != MUXBPF_UNWIND_FP)
 		assert_int_equal(unwinder__refresh(profiler__unwinder(p), t.pid), 0);
 	profiler__set_phase(p, PHASE_ONE);
