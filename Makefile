@@ -7,7 +7,8 @@
 #   make deps       install the Debian packages everything needs (idempotent)
 #   make netmux     build the default target (netmux 2.12 from Debian's source, frame pointers)
 #   make run        deps + build + default target + `muxbpf --phase all --out build/runs/DATE`
-#   make test       deps + build + default target + every test
+#   make test       deps + build + default target + every test, then the kernel matrix
+#   make test-kernels  the kernel matrix alone (KERNELS="6.1 6.12" by default; 5.10 if fetchable)
 #   make test-asan  every unit test again under ASan + UBSan (in $(OUTPUT)-asan)
 #   make fuzz       libFuzzer targets for maps, ELF and CFI parsing, FUZZ_SECONDS each
 #   make install    muxbpf, muxbpf(8) and the report schema into $(DESTDIR)$(PREFIX)
@@ -62,7 +63,7 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean deps netmux netmux-nofp run test test-asan check-tests install
+.PHONY: all clean deps netmux netmux-nofp run test test-kernels test-asan check-tests install
 
 all: $(OUTPUT)/muxbpf tests-build
 
@@ -174,6 +175,12 @@ run: deps
 test: deps
 	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp
 	$(Q)tests/run.sh $(OUTPUT)
+	$(Q)$(MAKE) --no-print-directory test-kernels
+
+# The kernel matrix: Debian's 6.1 and 6.12 booted in QEMU (TCG), the BPF suites, a real run and
+# tests/e2e/nonroot.sh inside (tests/kernels/run.sh; exit 77, a skip, where it cannot run).
+test-kernels:
+	$(Q)tests/kernels/run.sh $(OUTPUT) $(KERNELS) || [ $$? -eq 77 ]
 
 # Every cmocka suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (a finding
 # aborts the suite: a failure), in $(OUTPUT)-asan; the default target is the plain build's.

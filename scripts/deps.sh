@@ -5,7 +5,8 @@ set -eu
 pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
       tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
-      libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium"
+      libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium qemu-system-x86
+      busybox-static"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -22,7 +23,7 @@ if [ "$(id -u)" = 0 ] && ! id muxbpf >/dev/null 2>&1; then
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages:$missing (run 'sudo make deps')" >&2
+	echo "deps: missing packages:$missing (run 'make deps' as root)" >&2
 	exit 1
 fi
 echo "deps: installing$missing"

@@ -1,0 +1,158 @@
+#!/bin/sh
+# The kernel matrix: boot Debian's own kernels in QEMU (TCG: no KVM needed) and run the BPF
+# suites, a real muxbpf run and tests/e2e/nonroot.sh inside, on the host's files.
+#   tests/kernels/run.sh BUILD_DIR [SERIES...]      (SERIES: 6.1 6.12 by default; 5.10 too)
+# Kernel packages come from the machine's apt sources (`apt-get download` + `dpkg -x`, cached in
+# BUILD_DIR/kernels, never installed); the current name of each series is asked of apt-cache,
+# because security updates rename them.  The guest sees the host's / read-only over virtio-9p,
+# under an overlay with a tmpfs upper layer, and writes its results to BUILD_DIR/kernels/SERIES.
+# Exit 0 when every guest passed, 77 when the matrix cannot run here (not root, no qemu or no
+# package), else 1.  One line per kernel: "kernel SERIES (PACKAGE): ... in N s".
+set -u
+out=${1:-build}
+shift 2>/dev/null
+series=${*:-6.1 6.12}
+out=$(cd "$out" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+kdir=$out/kernels
+# A guest's whole run takes 1-3 minutes under TCG; the cut is for a hung guest only.
+guest_timeout=${MUXBPF_GUEST_TIMEOUT:-1200}
+
+skip() {
+	echo "kernels: skip: $*"
+	[ -n "${MUXBPF_REQUIRE_BPF:-}" ] && exit 1
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (the guest's virtio-9p export and device nodes)"
+for tool in qemu-system-x86_64 apt-get apt-cache dpkg busybox xz timeout readelf; do
+	command -v "$tool" >/dev/null || skip "$tool missing (make deps)"
+done
+busybox_bin=$(command -v busybox)
+# the initramfs has no libc: busybox-static's
+readelf -l "$busybox_bin" | grep -q 'program interpreter' && skip "$busybox_bin is not static (busybox-static)"
+mkdir -p "$kdir/deb"
+
+# apt_for SERIES: sets $apt, the apt options for the series' packages: the machine's sources,
+# or for a kernel of an older Debian release (5.10: Debian 11) a private source list of that
+# release in $kdir (the machine's apt configuration is not touched)
+apt_for() {
+	apt=
+	case $1 in 5.10) rel=bullseye ;; *) return 0 ;; esac
+	d=$kdir/apt-$rel
+	apt="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null"
+	apt="$apt -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Debug::NoLocking=1"
+	[ -f "$d/updated" ] && return 0
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	cat >"$d/sources.list" <<-SRC
+	deb [signed-by=$key] http://deb.debian.org/debian $rel main
+	deb [signed-by=$key] http://deb.debian.org/debian-security $rel-security main
+	SRC
+	# shellcheck disable=SC2086
+	apt-get -qq $apt update >"$d/update.log" 2>&1 && : >"$d/updated"
+}
+
+# package SERIES: the newest linux-image-SERIES.*-amd64 the apt sources know (signed, generic)
+package() {
+	re=$(printf '%s' "$1" | sed 's/\./\\./g')
+	# shellcheck disable=SC2086
+	apt-cache $apt search --names-only "^linux-image-$re[.-][^ ]*-amd64\$" 2>/dev/null |
+		awk '{print $1}' | grep -Ev -- '-(cloud|rt)-amd64$|-unsigned$|-dbg$' | sort -V | tail -1
+}
+
+# fetch PACKAGE: its extracted tree in $kdir/PACKAGE (downloaded and unpacked once)
+fetch() {
+	[ -d "$kdir/$1/boot" ] && return 0
+	deb=$(ls "$kdir/deb/$1"_*.deb 2>/dev/null | tail -1)
+	if [ -z "$deb" ]; then
+		# shellcheck disable=SC2086
+		(cd "$kdir/deb" && apt-get $apt download "$1" >/dev/null 2>&1) || return 1
+		deb=$(ls "$kdir/deb/$1"_*.deb | tail -1)
+	fi
+	rm -rf "$kdir/$1.tmp" && dpkg -x "$deb" "$kdir/$1.tmp" && mv "$kdir/$1.tmp" "$kdir/$1"
+}
+
+# modfile TREE NAME: the module file of NAME ("-" and "_" are one), or nothing if built in
+modfile() {
+	pat=$(printf '%s' "$2" | sed 's/[-_]/[-_]/g')
+	find "$1" -name "$pat.ko" -o -name "$pat.ko.xz" -o -name "$pat.ko.zst" | head -1
+}
+
+# add_module TREE STAGE NAME: NAME after everything it depends on, into STAGE/lib/mods (the
+# modules' own "depends=" field: no kmod on the host needed), its name appended to modules.order
+add_module() {
+	grep -qx "$3" "$2/modules.order" 2>/dev/null && return 0
+	f=$(modfile "$1" "$3")
+	[ -n "$f" ] || return 0 # built in
+	case $f in
+	*.xz) xz -dc "$f" >"$2/lib/mods/$3.ko" ;;
+	*.zst) zstd -qdc "$f" >"$2/lib/mods/$3.ko" ;;
+	*) cp "$f" "$2/lib/mods/$3.ko" ;;
+	esac
+	for dep in $(tr '\0' '\n' <"$2/lib/mods/$3.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		add_module "$1" "$2" "$dep"
+	done
+	echo "$3" >>"$2/modules.order"
+}
+
+# initramfs PACKAGE: busybox as /init's shell, the modules for virtio-9p and overlay, and /init
+initramfs() {
+	tree=$kdir/$1
+	img=$kdir/$1.initrd
+	stage=$kdir/$1.stage
+	rm -rf "$stage"
+	mkdir -p "$stage/bin" "$stage/lib/mods" "$stage/dev"
+	cp "$busybox_bin" "$stage/bin/busybox"
+	: >"$stage/modules.order"
+	for m in virtio_pci 9pnet_virtio 9p overlay; do
+		add_module "$tree/lib/modules" "$stage" "$m"
+	done
+	cp "$repo/tests/kernels/init" "$stage/init"
+	chmod 755 "$stage/init"
+	mknod -m 600 "$stage/dev/console" c 5 1
+	(cd "$stage" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$img"
+	rm -rf "$stage"
+}
+
+fail=0
+for s in $series; do
+	apt_for "$s"
+	pkg=$(package "$s")
+	if [ -z "$pkg" ]; then
+		echo "kernel $s: no linux-image-$s package in the apt sources: skipped"
+		[ -n "${MUXBPF_REQUIRE_KERNELS:-}" ] && fail=1
+		continue
+	fi
+	fetch "$pkg" || { echo "kernel $s: cannot fetch $pkg"; fail=1; continue; }
+	initramfs "$pkg" || { echo "kernel $s: cannot build its initramfs"; fail=1; continue; }
+	res=$kdir/$s
+	rm -rf "$res"
+	mkdir -p "$res"
+	# what the guest runs: the repository, the build directory and its results directory
+	printf 'repo=%s\nout=%s\nseries=%s\n' "$repo" "$out" "$s" >"$res/guest.conf"
+	start=$(date +%s)
+	# thread=single: with one host thread per vCPU (multi), a vCPU sometimes runs an int3
+	# the kernel has already removed from a patched tracepoint site (an Oops in __schedule,
+	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race
+	timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+		-smp 2 -m 4G -kernel "$(ls "$kdir/$pkg"/boot/vmlinuz-*)" -initrd "$kdir/$pkg.initrd" \
+		-append "console=ttyS0,115200 panic=-1 quiet" -nographic -no-reboot -nic none \
+		-serial mon:stdio \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$res",mount_tag=results,security_model=none \
+		</dev/null >"$res/console.log" 2>&1
+	qrc=$?
+	secs=$(($(date +%s) - start))
+	summary=$(tail -1 "$res/summary" 2>/dev/null)
+	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+		echo "kernel $s ($pkg): the guest did not finish within $guest_timeout s"
+		fail=1
+	elif [ "$(cat "$res/rc" 2>/dev/null)" != 0 ]; then
+		echo "kernel $s ($pkg): FAILED in $secs s: ${summary:-no result (console: $res/console.log)}"
+		grep -E '^(not ok|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
+		fail=1
+	else
+		echo "kernel $s ($pkg): $summary in $secs s"
+	fi
+done
+exit "$fail"
