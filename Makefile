@@ -11,7 +11,8 @@
 #   make test-kernels  the kernel matrix alone (KERNELS="6.1 6.12" by default; 5.10 if fetchable)
 #   make test-asan  every unit test again under ASan + UBSan (in $(OUTPUT)-asan)
 #   make fuzz       libFuzzer targets for maps, ELF and CFI parsing, FUZZ_SECONDS each
-#   make install    muxbpf, muxbpf(8) and the report schema into $(DESTDIR)$(PREFIX)
+#   make install    muxbpf, its default target, muxbpf(8) and the report schema into
+#                   $(DESTDIR)$(PREFIX)
 #   V=1             show the commands
 
 OUTPUT ?= build
@@ -150,12 +151,17 @@ $(NETMUX_NOFP):
 	$(Q)scripts/build-netmux.sh $(NETMUX_DIR)/nofp "$(NETMUX_NOFP_FLAGS)"
 
 # --- install (PREFIX, DESTDIR) --------------------------------------------------------------------
+# The default target goes in lib/muxbpf/netmux/ (netmux, libmux.so, stubslave, slave, with their
+# debug info: the report's file:line comes from it); the installed muxbpf looks there first.
 PREFIX ?= /usr/local
-install: $(OUTPUT)/muxbpf
+NETMUX_BIN_DIR := $(dir $(NETMUX_FP))
+NETMUX_FILES := $(addprefix $(NETMUX_BIN_DIR),netmux libmux.so stubslave slave)
+install: $(OUTPUT)/muxbpf $(NETMUX_FP)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/doc/muxbpf
+		$(DESTDIR)$(PREFIX)/share/doc/muxbpf $(DESTDIR)$(PREFIX)/lib/muxbpf/netmux
 	$(Q)install -m 0755 $(OUTPUT)/muxbpf $(DESTDIR)$(PREFIX)/sbin/muxbpf
+	$(Q)install -m 0755 $(NETMUX_FILES) $(DESTDIR)$(PREFIX)/lib/muxbpf/netmux/
 	$(Q)install -m 0644 doc/muxbpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/muxbpf.8
 	$(Q)install -m 0644 doc/report.schema.json doc/ab.schema.json $(DESTDIR)$(PREFIX)/share/doc/muxbpf/
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "log.h"
 #include "fold.h"
 #include "opts.h"
@@ -17,6 +19,8 @@
 #define MUXBPF_DEFAULT_TEMPLATE "/usr/share/tinymux/game"
 #endif
 #define MUXBPF_VERSION "0.1"
+/* Where make install puts the default target, relative to the installed sbin/muxbpf. */
+#define MUXBPF_INSTALLED_NETMUX "../lib/muxbpf/netmux/netmux"
 
 static const char usage[] =
 	"usage: muxbpf [options]\n"
@@ -53,7 +57,8 @@ static const char usage[] =
 	"  --min-pct P         list only rows with at least P% self samples (default 0)\n"
 	"  --debug-dir DIR     look for separate debuginfo in DIR (.build-id/xx/yyyy.debug or\n"
 	"                      the .gnu_debuglink name) before /usr/lib/debug; repeatable\n"
-	"  --netmux PATH       netmux binary (default: the embedded target built by make netmux)\n"
+	"  --netmux PATH       netmux binary (default: the embedded target: make install's copy\n"
+	"                      next to this binary, else the one make netmux built)\n"
 	"  --game DIR          game template: alias.conf, compat.conf, data/netmux.db, text/\n"
 	"                      (default " MUXBPF_DEFAULT_TEMPLATE ")\n"
 	"  --keep              keep the game directory and print its path\n"
@@ -332,6 +337,34 @@ static int check_live(struct opts *o)
 	return 0;
 }
 
+/*
+ * The default target: an installed muxbpf's own copy (make install puts it in
+ * $(PREFIX)/lib/muxbpf/netmux/, beside the sbin/ this binary runs from), else the build tree's,
+ * whose path is compiled in.  So an installed muxbpf needs neither the clone nor --netmux.
+ */
+static const char *default_netmux(void)
+{
+	static char path[PATH_MAX];
+	char exe[PATH_MAX], rel[PATH_MAX + sizeof(MUXBPF_INSTALLED_NETMUX)];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (path[0])
+		return path;
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(rel, sizeof(rel), "%s/" MUXBPF_INSTALLED_NETMUX, exe);
+			if (!access(rel, X_OK) && realpath(rel, path))
+				return path;
+		}
+	}
+	path[0] = '\0';
+	return MUXBPF_DEFAULT_NETMUX;
+}
+
 int opts_parse(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -345,7 +378,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	o->unwind = MUXBPF_UNWIND_AUTO;
 	o->runs = 1;
 	o->max_drop_pct = -1;
-	o->netmux = MUXBPF_DEFAULT_NETMUX;
+	o->netmux = default_netmux();
 	o->game = MUXBPF_DEFAULT_TEMPLATE;
 	o->nphases = phases_parse("all", o->phases, MUXBPF_PHASE__COUNT);
 	optind = 1;

@@ -1,0 +1,33 @@
+#!/bin/sh
+# make install gives a working muxbpf: installed into a DESTDIR, then moved elsewhere (so
+# neither the build tree nor the install path is where it runs from), the binary finds its own
+# copy of the default target, profiles it with file:line, and needs no --netmux.  Exit 77 =
+# skipped (no root/BPF, or no default target built).
+set -u
+out=${1:-build}
+out=$(cd "$out" && pwd)
+. "$(dirname "$0")/lib.inc"
+need_root_bpf
+[ -x "$out/tinymux/fp/mux2.12/src/netmux" ] || { echo "skip: no default target (make netmux)"; exit 77; }
+e2e_init install
+export TMPDIR=$work/tmp
+fail() { echo "FAIL: $*"; sed 's/^/    | /' "$work/out" "$work/err" 2>/dev/null | head -30; exit 1; }
+
+make --no-print-directory -s OUTPUT="$out" DESTDIR="$work/dest" PREFIX=/usr/local install \
+	>"$work/out" 2>"$work/err" || fail "make install"
+for f in sbin/muxbpf lib/muxbpf/netmux/netmux lib/muxbpf/netmux/libmux.so \
+	lib/muxbpf/netmux/stubslave lib/muxbpf/netmux/slave share/man/man8/muxbpf.8; do
+	[ -e "$work/dest/usr/local/$f" ] || fail "make install did not install $f"
+done
+# somewhere else entirely: the binary must find the target beside itself, not by a fixed path
+mv "$work/dest/usr/local" "$work/moved"
+chmod -R go+rX "$work/moved"
+bin=$work/moved/sbin/muxbpf
+"$bin" --phase create --scale 0.1 >"$work/out" 2>"$work/err" </dev/null || fail "exit $?"
+want="muxbpf: $work/moved/lib/muxbpf/netmux/netmux"
+[ "$(head -1 "$work/out")" = "$want" ] || fail "first line '$(head -1 "$work/out")', expected '$want'"
+grep -q '^create ' "$work/out" || fail "no create phase in the report"
+grep -Eq '^  netmux +[0-9.]+%  named [0-9.]+%, file:line [1-9]' "$work/out" ||
+	fail "no file:line for netmux's frames"
+"$bin" --help 2>&1 | grep -q "make install's copy" || fail "--help does not say where the default is"
+echo "install: make install DESTDIR, moved: muxbpf runs its own copy of netmux ($want)"
