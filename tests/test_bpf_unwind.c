@@ -51,6 +51,7 @@ struct result {
 	uint64_t hot;         /* phase-1 samples with hot_a/hot_b (or a chain function) as the leaf */
 	uint64_t hot_chain;   /* ... whose stack is exactly the known chain */
 	uint64_t samples;     /* all phase-1 samples */
+	uint64_t all;         /* the target's samples in any phase (its start-up is phase 0) */
 	uint64_t taken;       /* the sampler's runs by the kernel's count (BPF run-time stats) */
 	uint64_t to_start;    /* ... whose last frame is _start */
 	struct muxbpf_phase_stats st;
@@ -192,9 +193,13 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	r->st = prof.stats[PHASE_ONE];
 	sym = symbolizer__new();
 	assert_non_null(sym);
-	for (size_t i = 0; i < prof.n; i++)
-		if (prof.samples[i].phase == PHASE_ONE && prof.samples[i].pid == (uint32_t)t.pid)
+	for (size_t i = 0; i < prof.n; i++) {
+		if (prof.samples[i].pid != (uint32_t)t.pid)
+			continue;
+		r->all += prof.samples[i].count;
+		if (prof.samples[i].phase == PHASE_ONE)
 			(chain ? check_chain : check_sample)(sym, &maps, &prof.samples[i], r);
+	}
 	symbolizer__free(sym);
 	{
 		const __u64 *e = r->st.walk_end;
@@ -202,10 +207,10 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 				    : mode == MUXBPF_UNWIND_DWARF ? "dwarf"
 								  : "auto";
 
-		print_message("%s '%c' --unwind %s: %lu samples (sampler runs %lu), %lu with a %s "
-			      "leaf, %.2f%% of those with the full chain, %.2f%% of all ending at "
-			      "_start\n",
-			      target, cmd, mname, r->samples, r->taken, r->hot,
+		print_message("%s '%c' --unwind %s: %lu samples (%lu in all phases, sampler runs "
+			      "%lu), %lu with a %s leaf, %.2f%% of those with the full chain, %.2f%% "
+			      "of all ending at _start\n",
+			      target, cmd, mname, r->samples, r->all, r->taken, r->hot,
 			      chain ? "chain" : "hot_a/b",
 			      r->hot ? 100.0 * r->hot_chain / r->hot : 0,
 			      r->samples ? 100.0 * r->to_start / r->samples : 0);
@@ -232,9 +237,9 @@ static void run_mode(const char *target, int mode, struct result *r)
 }
 
 /*
- * Enough samples for the 1% checks to mean something, and all of them: the phase's samples
- * against the sampler's runs as the kernel counts them (a few fall outside the phase, at the
- * target's start and acknowledgement).  How many the target's 1000 ms of CPU yield is not
+ * Enough samples for the 1% checks to mean something, and all of them: the target's samples in
+ * every phase (its start-up after exec is phase 0: tens of ms in a TCG guest) against the
+ * sampler's runs as the kernel counts them.  How many the target's 1000 ms of CPU yield is not
  * fixed: ~997 at 997 Hz here, half that in a TCG guest on a busy host, where the guest's clock
  * runs on while its vCPU waits and the sampling timer skips the periods it missed.
  */
@@ -243,9 +248,9 @@ static void check_sample_count(const struct result *r)
 	if (r->samples < MIN_SAMPLES || r->hot < MIN_SAMPLES * 4 / 5)
 		fail_msg("%lu samples, %lu with a hot leaf: fewer than %d to judge by", r->samples,
 			 r->hot, MIN_SAMPLES);
-	if (r->taken && r->samples * 100 < r->taken * 95)
-		fail_msg("the profile has %lu phase samples, the kernel ran the sampler %lu times",
-			 r->samples, r->taken);
+	if (r->taken && r->all * 100 < r->taken * 99)
+		fail_msg("the profile has %lu of the target's samples, the kernel ran the sampler "
+			 "%lu times", r->all, r->taken);
 }
 
 static void check_run(const char *target, char cmd, const struct chain *chain, int mode)
