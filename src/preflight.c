@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -83,6 +84,47 @@ static const char *missing_now(char *buf, size_t size)
 	return buf;
 }
 
+/* Does vmlinux's BTF have enum ENUM_NAME's member NAME, or struct STRUCT_NAME's member NAME? */
+static bool btf_has_member(const struct btf *btf, const char *type, int kind, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, type, kind);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++) {
+		__u32 off = kind == BTF_KIND_ENUM ? btf_enum(t)[i].name_off : btf_members(t)[i].name_off;
+
+		if (!strcmp(btf__name_by_offset(btf, off), name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the programs need of the kernel beyond BTF, from its own BTF (the UAPI enum of helpers,
+ * the iterator's link info): bpf_loop for the CFI walker and the task iterator scoped to one
+ * process for the exact runtime.  Without them the load fails with a bare E2BIG or EINVAL (as on
+ * Debian 11's 5.10), so name them first, with the version that has them.
+ */
+static int preflight_features(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	const char *missing = NULL;
+	struct utsname un = {};
+
+	if (!vmlinux)
+		return 0; /* the load will say why */
+	if (!btf_has_member(vmlinux, "bpf_func_id", BTF_KIND_ENUM, "BPF_FUNC_loop"))
+		missing = "bpf_loop helper (Linux 5.17)";
+	else if (!btf_has_member(vmlinux, "bpf_iter_link_info", BTF_KIND_UNION, "task"))
+		missing = "task iterator scoped to one process (Linux 6.1)";
+	btf__free(vmlinux);
+	if (!missing)
+		return 0;
+	uname(&un);
+	pr_err("this kernel (%s) has no %s: muxbpf needs Linux 6.1 or later", un.release, missing);
+	return -EOPNOTSUPP;
+}
+
 int preflight_bpf(void)
 {
 	char names[64], lock[128];
@@ -130,7 +172,7 @@ int preflight_bpf(void)
 		return err;
 	}
 	close(fd);
-	return 0;
+	return preflight_features();
 }
 
 void preflight_explain_perf(int err, int pid)
