@@ -21,6 +21,10 @@
 #include "phases.h"
 
 #define NIDLE 32
+/* A refused idle login is tried again after 50 ms, doubling up to 2 s, 8 times in all. */
+#define IDLE_RETRY_MS 50
+#define IDLE_RETRY_MAX_MS 2000
+#define IDLE_RETRIES 8
 
 #define RBUF_SIZE (256 * 1024)
 #define CMD_MAX 128
@@ -33,6 +37,7 @@ struct conn {
 	size_t out_len, out_off, out_cap;
 	bool pollout; /* EPOLLOUT armed: output is waiting for room */
 	bool closing; /* QUIT or @shutdown sent: EOF is expected */
+	bool login;   /* an idle login in flight: EOF is a refusal, to retry */
 	bool eof;
 };
 
@@ -82,7 +87,7 @@ static int conn_closed(struct driver *d, struct conn *c)
 {
 	c->eof = true;
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	if (c->closing)
+	if (c->closing || c->login)
 		return 0;
 	return drv_fail(d, -ECONNRESET, "%s: netmux closed the %s connection (did it die?)",
 			stage(d), c->name);
@@ -275,15 +280,6 @@ static bool wiz_pending_le(const struct driver *d, int max)
 	return reply_check__pending(d->wiz.rc) <= max;
 }
 
-static bool idle_answered(const struct driver *d, int arg)
-{
-	(void)arg;
-	for (int i = 0; i < d->nidle; i++)
-		if (reply_check__pending(d->idle[i].rc))
-			return false;
-	return true;
-}
-
 static bool idle_closed(const struct driver *d, int arg)
 {
 	(void)arg;
@@ -447,20 +443,71 @@ static int create_players(struct driver *d)
 	return err;
 }
 
-/* Log the 32 idle players in, each on its own connection; a sentinel proves each login. */
+static bool idle_settled(const struct driver *d, int i)
+{
+	return d->idle[i].eof || !reply_check__pending(d->idle[i].rc);
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Log idle player i in on a connection of its own, and wait until its sentinel proves the login
+ * before the next one: so at most one connection of ours is ever unauthenticated.  Servers limit
+ * those per address (TinyMUX 2.13+: max_preauth_sitecons, 2 by default, refusing the rest with
+ * a line and a close); a connection closed before its sentinel is such a refusal (another
+ * client from 127.0.0.1, or a stricter limit), retried after a pause that doubles.
+ */
+static int idle_login_one(struct driver *d, int i)
+{
+	struct conn *c = &d->idle[i];
+	int pause = IDLE_RETRY_MS, err;
+	char name[16], text[64];
+
+	snprintf(name, sizeof(name), "idle%d", i);
+	snprintf(text, sizeof(text), "connect %s idlepass\r\n", name);
+	for (int attempt = 1;; attempt++) {
+		err = conn_open(d, c, name);
+		if (err)
+			return err;
+		c->login = true;
+		err = conn_send_raw(d, c, text);
+		err = err && !c->eof ? err : wait_for(d, idle_settled, i);
+		if (err)
+			return err;
+		if (!c->eof) {
+			c->login = false;
+			return 0;
+		}
+		conn_close(d, c);
+		if (attempt == IDLE_RETRIES)
+			return drv_fail(d, -ECONNREFUSED, "idle: netmux closed the %s login %d times "
+					"(a limit on unauthenticated connections per address?)", name,
+					attempt);
+		pr_verbose("idle: netmux refused the %s login (attempt %d): again in %d ms", name,
+			   attempt, pause);
+		pause_ms(pause);
+		pause = pause * 2 < IDLE_RETRY_MAX_MS ? pause * 2 : IDLE_RETRY_MAX_MS;
+	}
+}
+
+/* Log the 32 idle players in, one after the other (idle_login_one). */
 static int idle_login(struct driver *d)
 {
-	char name[16], text[64];
 	int err = create_players(d);
 
 	for (int i = 0; !err && i < NIDLE; i++) {
-		snprintf(name, sizeof(name), "idle%d", i);
-		snprintf(text, sizeof(text), "connect %s idlepass\r\n", name);
-		err = conn_open(d, &d->idle[i], name);
-		d->nidle += !err;
-		err = err ?: conn_send_raw(d, &d->idle[i], text);
+		err = idle_login_one(d, i);
+		if (err)
+			conn_close(d, &d->idle[i]);
+		else
+			d->nidle++;
 	}
-	return err ?: wait_for(d, idle_answered, 0);
+	return err;
 }
 
 /* After the window: QUIT every idle session, wait for netmux to close them, drain the wizard. */

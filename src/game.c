@@ -77,7 +77,9 @@ static void db_paths(const char *input_db, char *stem, size_t stem_sz, char *dir
 
 /*
  * Settings that keep netmux from throttling or pausing a benchmark client: quotas and queue
- * limits far above any phase, no forked or periodic dumps, no idle disconnects, loopback only.
+ * limits far above any phase, no forked or periodic dumps, no idle disconnects, loopback only,
+ * and (2.13+) more unauthenticated connections per address than the idle phase opens (older
+ * servers log the key as unknown and go on).
  */
 static const char *const tuning = "master_room #2\n"
 				  "command_quota_max 10000000\n"
@@ -90,7 +92,8 @@ static const char *const tuning = "master_room #2\n"
 				  "idle_timeout 0\n"
 				  "conn_timeout 0\n"
 				  "output_limit 1000000000\n"
-				  "proto_detect_window 0\n";
+				  "proto_detect_window 0\n"
+				  "max_preauth_sitecons 64\n";
 
 int game_config_write(FILE *f, const struct game_config *cfg)
 {

@@ -188,6 +188,7 @@ static void test_config_keys(void **state)
 		"conn_timeout 0\n",
 		"output_limit ",
 		"proto_detect_window 0\n",
+		"max_preauth_sitecons 64\n",
 		NULL,
 	};
 	struct game_config cfg = { .port = 4242, .mud_name = "perf", .input_db = "data/netmux.db" };
