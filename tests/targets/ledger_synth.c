@@ -14,8 +14,9 @@
  *        next sleep, summed; loop = thread CPU time of the whole loop, sleeps included
  *   'p'  a second thread blocks in read() on a pipe, then works ~20 ms; the main thread writes
  *        to it after 200 ms, joins it and waits until the kernel has released it
- *        -> "k 0 <the reader's CPU ns>", its whole life, exit included: the process's CPU
- *        clock (which keeps the CPU time of released threads) less the main thread's
+ *        -> "k 0 <the reader's CPU ns> <its read()'s wall ns by its own clock>", the CPU its
+ *        whole life, exit included: the process's CPU clock (which keeps the CPU time of
+ *        released threads) less the main thread's, over the phase
  *   'q'  exit
  */
 #define _GNU_SOURCE
@@ -94,6 +95,7 @@ static long sleeper(unsigned long long *work_ns, unsigned long long *loop_ns)
 }
 
 static volatile pid_t reader_tid;
+static unsigned long long reader_blocked_ns; /* the reader's read() by its own clock */
 
 static void *reader(void *arg)
 {
@@ -101,8 +103,10 @@ static void *reader(void *arg)
 	char c;
 
 	reader_tid = gettid();
+	reader_blocked_ns = clock_ns(CLOCK_MONOTONIC);
 	if (read(fds[0], &c, 1) != 1)
 		return (void *)1;
+	reader_blocked_ns = clock_ns(CLOCK_MONOTONIC) - reader_blocked_ns;
 	/* ~20 ms of work before exiting: the phase's CPU is then large against the µs by which
 	 * two exact counters read a few instructions apart can differ (its 1% check) */
 	burn(20ul * 1000 * 1000);
@@ -168,6 +172,7 @@ int main(void)
 			break;
 		case 'p':
 			r = pipe_block(&work);
+			loop = reader_blocked_ns;
 			break;
 		case 'q':
 			return 0;
