@@ -134,8 +134,13 @@ static void test_phases_split_and_oncpu(void **state)
 	 * jittered blocks make the samples independent of which function runs, so the binomial
 	 * error is the whole error.
 	 */
-	assert_true(one.total > 1000);
-	assert_true(two.total > 500);
+	/*
+	 * The share checks scale with the sample count (bound4); the floors only keep them
+	 * meaningful (four standard errors under 13 points) on a slow machine, such as a TCG
+	 * guest, whose timer delivers fewer samples per CPU second than the host's.
+	 */
+	assert_true(one.total >= 200);
+	assert_true(two.total >= 100);
 	if (fabs(pct(one.a, one.total) - 70) > bound4(70, one.total))
 		fail_msg("hot_a has %.1f%% of phase 1's %lu samples, expected 70 +- %.1f",
 			 pct(one.a, one.total), one.total, bound4(70, one.total));
@@ -180,7 +185,7 @@ static void test_accounting_closes(void **state)
 	for (size_t i = 0; i < prof.n; i++)
 		if (prof.samples[i].phase == PHASE_ONE)
 			sum += prof.samples[i].count;
-	assert_true(prof.stats[PHASE_ONE].taken > 100);
+	assert_true(prof.stats[PHASE_ONE].taken > 0);
 	assert_int_equal(prof.stats[PHASE_ONE].taken,
 			 prof.stats[PHASE_ONE].recorded +
 				 prof.stats[PHASE_ONE].dropped[MUXBPF_DROP_COUNTS_FULL]);
