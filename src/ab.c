@@ -42,6 +42,7 @@
 #include "maps.h"
 #include "out.h"
 #include "out_folded.h"
+#include "out_html.h"
 #include "out_svg.h"
 #include "phases.h"
 #include "preflight.h"
@@ -137,8 +138,9 @@ static void usage(FILE *f)
 		"  --scale F           work per block relative to upstream's table (default 1)\n"
 		"  --freq HZ           user-only sampling frequency (default 997)\n"
 		"  --top N             rows per table in the text (default 10)\n"
-		"  --out DIR           ab.txt (what is printed), ab.json, PHASE.diff.svg, a/ and b/\n"
-		"                      (PHASE.folded, PHASE.svg, profile.pb.gz of each build)\n"
+		"  --out DIR           ab.txt (what is printed), ab.json, report.html (its page),\n"
+		"                      PHASE.diff.svg, a/ and b/ (PHASE.folded, PHASE.svg,\n"
+		"                      profile.pb.gz of each build)\n"
 		"  --netmux-user USER  run both netmux as USER when muxbpf runs as root\n"
 		"  -q, --quiet         no progress lines\n"
 		"Exit status: 0 every phase same, 1 a phase faster or slower, 2 usage or failure.\n",
@@ -819,14 +821,34 @@ static int write_side(const struct ab_session *ss, int w)
 	return err ?: pprof_write(path, &rep, &s->sp);
 }
 
+static int w_ab_json(FILE *f, const void *r, const void *unused1, const void *unused2)
+{
+	(void)unused1;
+	(void)unused2;
+	return ab_json_write(f, r);
+}
+
 static int write_artifacts(const struct ab_session *ss)
 {
 	const char *dir = ss->o->out_dir;
-	char path[4096], name[128];
+	static const char *const page_files[] = { "ab.txt", "ab.json", "a/profile.pb.gz",
+						  "b/profile.pb.gz" };
+	char path[4096], name[128], page_path[4096];
+	FILE *page = NULL;
 	int err = out_mkdir_p(dir);
 
 	for (int w = 0; w < 2 && !err; w++)
 		err = write_side(ss, w);
+	/* report.html: ab.json's page, each differential graph inline as it is written */
+	if (!err) {
+		page = open_out(dir, NULL, "report.html", page_path, sizeof(page_path));
+		err = page ? 0 : -errno;
+	}
+	if (!err) {
+		html_begin(page, "muxbpf ab");
+		err = html_data(page, "ab", page_files, 4, w_ab_json, ss->r, NULL, NULL);
+		html_flames_begin(page);
+	}
 	for (int i = 0; i < ss->r->nphases && !err; i++) {
 		const struct ab_phase *p = &ss->r->phases[i];
 		struct svg_opts so = { .unit = "us/cmd", .diff = true, .diff_abs = true };
@@ -848,7 +870,23 @@ static int write_artifacts(const struct ab_session *ss)
 			f = open_out(dir, NULL, name, path, sizeof(path));
 			err = f ? close_out(f, path, svg_write(f, &t, &so)) : -errno;
 		}
+		if (!err) {
+			char prefix[64];
+
+			snprintf(prefix, sizeof(prefix), "%s-", phase_name(p->phase));
+			so.embed = true;
+			so.id_prefix = prefix;
+			html_flame_begin(page, phase_name(p->phase));
+			err = svg_write(page, &t, &so);
+			html_flame_end(page);
+		}
 		flame_free(&t);
+	}
+	if (page && err) {
+		fclose(page);
+		unlink(page_path);
+	} else if (page) {
+		err = close_out(page, page_path, html_end(page));
 	}
 	if (!err) {
 		FILE *f = open_out(dir, NULL, "ab.json", path, sizeof(path));

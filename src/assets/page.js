@@ -477,7 +477,104 @@
     });
   }
 
-  var pages = { run: runPage, diff: diffPage };
+  /* ---- the A/B page (muxbpf ab --out: ab.json) ----------------------------------------------- */
+  function ci(lo, hi, d) { return '[' + num(lo, d) + ', ' + num(hi, d) + ']'; }
+  function signed(v, d) { return v === null || v === undefined ? '-' : (v > 0 ? '+' : '') + num(v, d); }
+  function abCls(v) { return v === 'slower' ? 'up' : v === 'faster' ? 'down' : 'same'; }
+  /* the ratios with their intervals on one axis around 1 */
+  function forest(phases) {
+    var lo = 1, hi = 1;
+    phases.forEach(function (p) {
+      if (isFinite(p.ci_low)) lo = Math.min(lo, p.ci_low);
+      if (isFinite(p.ci_high)) hi = Math.max(hi, p.ci_high);
+    });
+    var pad = Math.max(0.02, (hi - lo) * 0.08);
+    lo -= pad; hi += pad;
+    var x = function (v) { return (100 * (v - lo) / (hi - lo)).toFixed(2) + '%'; };
+    return el('div', { cls: 'forest' }, phases.map(function (p) {
+      return el('div', { cls: 'frow' }, [el('a', { href: '#p-' + p.name, cls: 'fname', text: p.name }),
+        el('div', { cls: 'faxis' }, [
+          el('i', { cls: 'one', style: 'left:' + x(1) }),
+          el('b', { cls: 'ci ' + abCls(p.verdict), style: 'left:' + x(p.ci_low) + ';width:calc(' + x(p.ci_high) + ' - ' + x(p.ci_low) + ')',
+            title: 'B/A 95% interval ' + ci(p.ci_low, p.ci_high, 3) }),
+          el('u', { cls: 'pt', style: 'left:' + x(p.ratio), title: 'B/A ' + num(p.ratio, 3) })]),
+        el('span', { cls: 'verdict ' + abCls(p.verdict), text: p.verdict })]);
+    }).concat([el('div', { cls: 'frow small' }, [el('span', { cls: 'fname' }), el('div', { cls: 'faxis ticks' }, [
+      el('span', { style: 'left:0', text: num(lo, 2) }), el('span', { style: 'left:' + x(1), text: '1' }),
+      el('span', { style: 'right:0', text: num(hi, 2) })]), el('span', { text: 'B/A' })])]));
+  }
+  function abPage() {
+    var d = D.data, names = d.phases.map(function (p) { return p.name; });
+    document.title = 'muxbpf ab: ' + base(d.a.netmux) + ' vs ' + base(d.b.netmux);
+    var build = function (x) {
+      return el('span', {}, [el('span', { cls: 'mono', text: x.netmux }), el('br'), (x.version || '') +
+        (x.env && x.env.length ? ' \u00b7 env ' + x.env.join(' ') : '')]);
+    };
+    app.appendChild(el('header', { cls: 'top', id: 'top' }, [
+      el('h1', {}, ['muxbpf ab ', el('span', { cls: 'kind', text: '\u2014 B against A, CPU per command' })]),
+      meta([['A', build(d.a)], ['B', build(d.b)],
+        ['design', 'both up at once, blocks alternating A/B over ' + d.rounds + ' rounds per phase; scale ' + d.scale + ', ' + d.freq + ' Hz; ' + num(d.wall_s, 0) + ' s'],
+        ['CPU', d.cpu_source],
+        ['verdict rule', 'faster/slower needs the 95% interval of B/A off 1, p < ' + d.alpha + ' and at least ' + num(100 * d.min_effect, 0) + '%']])]));
+    app.appendChild(toc(names));
+    var m = el('main');
+    app.appendChild(m);
+    var counts = {};
+    d.phases.forEach(function (p) { counts[p.verdict] = (counts[p.verdict] || 0) + 1; });
+    var summary = Object.keys(counts).map(function (k) { return counts[k] + ' ' + k; }).join(', ');
+    m.appendChild(card('Verdicts', summary + ' (of ' + d.phases.length + ' phases); below 1: B is cheaper', [forest(d.phases), table([
+      { label: 'phase', get: function (p) { return p.name; } },
+      { label: 'verdict', get: function (p) { return p.verdict; }, cls: function (p) { return abCls(p.verdict); } },
+      { label: 'B/A', num: true, get: function (p) { return p.ratio; }, fmt: function (v) { return num(v, 3); } },
+      { label: '95% interval', get: function (p) { return ci(p.ci_low, p.ci_high, 3); }, cls: function () { return 'nw'; } },
+      { label: 'p', num: true, get: function (p) { return p.p; }, fmt: function (v) { return v === null ? '-' : v < 0.001 ? v.toExponential(1) : num(v, 3); } },
+      { label: 'mdd %', num: true, get: function (p) { return p.mdd === null ? null : 100 * p.mdd; }, fmt: function (v) { return num(v, 1); },
+        title: 'the smallest difference this run could have called' },
+      { label: 'A us/cmd', num: true, get: function (p) { return p.a.cpu_per_cmd_us; }, fmt: function (v) { return num(v, 2); } },
+      { label: 'B us/cmd', num: true, get: function (p) { return p.b.cpu_per_cmd_us; }, fmt: function (v) { return num(v, 2); } },
+      { label: 'cmds/block', num: true, get: function (p) { return p.commands_per_block; } }
+    ], d.phases, { cls: 'abverdicts' })], 'verdicts'));
+    m.appendChild(files(D.files));
+    d.phases.forEach(function (p, i) {
+      var sec = el('section', { cls: 'phase', id: 'p-' + p.name, 'data-phase': p.name });
+      var has = document.querySelector('#mb-flames [data-flame="' + p.name + '"]');
+      sec.appendChild(el('div', { cls: 'phase-head' }, [el('h2', { text: p.name }),
+        el('span', { cls: 'verdict ' + abCls(p.verdict), text: p.verdict }),
+        el('span', { cls: 'sum', text: 'B/A ' + num(p.ratio, 3) + ' ' + ci(p.ci_low, p.ci_high, 3) + ' \u00b7 p ' +
+          (p.p < 0.001 ? p.p.toExponential(1) : num(p.p, 3)) + ' \u00b7 A ' + num(p.a.cpu_per_cmd_us, 2) + ' us/cmd, B ' +
+          num(p.b.cpu_per_cmd_us, 2) + ' us/cmd' }),
+        phaseLinks(names, i, has ? [p.name + '.diff.svg'] : [])]));
+      var rounds = p.a.rounds_us.map(function (a, k) { return { k: k + 1, a: a, b: p.b.rounds_us[k], first: p.b_first[k] ? 'B' : 'A' }; });
+      sec.appendChild(el('div', { cls: 'grid2 row2' }, [
+        card('Functions, B \u2212 A', 'us of CPU per command (user samples), 95% interval', [p.functions.length ? scroll(table([
+          { label: 'self', num: true, get: function (x) { return x.self_us.delta; }, fmt: function (v) { return signed(v, 3); },
+            cls: function (x) { return x.self_us.ci_low > 0 ? 'up' : x.self_us.ci_high < 0 ? 'down' : ''; } },
+          { label: 'self interval', get: function (x) { return ci(x.self_us.ci_low, x.self_us.ci_high, 3); }, cls: function () { return 'nw'; } },
+          { label: 'total', num: true, get: function (x) { return x.total_us.delta; }, fmt: function (v) { return signed(v, 3); } },
+          { label: 'total interval', get: function (x) { return ci(x.total_us.ci_low, x.total_us.ci_high, 3); }, cls: function () { return 'nw'; } },
+          { label: 'function', get: function (x) { return x.name; } }
+        ], p.functions, { cls: 'fn abfn' })) : el('p', { cls: 'small', text: 'no samples' })]),
+        el('div', {}, [
+          card('Syscalls, B \u2212 A', 'per command, on-CPU exact (the time ledger)', [p.syscalls.length ? scroll(table([
+            { label: 'us', num: true, get: function (x) { return x.cpu_us.delta; }, fmt: function (v) { return signed(v, 3); },
+              cls: function (x) { return x.cpu_us.ci_low > 0 ? 'up' : x.cpu_us.ci_high < 0 ? 'down' : ''; } },
+            { label: 'interval', get: function (x) { return ci(x.cpu_us.ci_low, x.cpu_us.ci_high, 3); }, cls: function () { return 'nw'; } },
+            { label: 'calls A', num: true, get: function (x) { return x.calls.a; }, fmt: function (v) { return num(v, 3); } },
+            { label: 'calls B', num: true, get: function (x) { return x.calls.b; }, fmt: function (v) { return num(v, 3); } },
+            { label: 'syscall', get: function (x) { return x.name; } }
+          ], p.syscalls, { cls: 'sys absys' })) : el('p', { cls: 'small', text: 'no syscalls' })]),
+          card('Rounds', 'us of CPU per command, each block', [table([
+            { label: 'round', num: true, get: function (x) { return x.k; } },
+            { label: 'first', get: function (x) { return x.first; } },
+            { label: 'A', num: true, get: function (x) { return x.a; }, fmt: function (v) { return num(v, 2); } },
+            { label: 'B', num: true, get: function (x) { return x.b; }, fmt: function (v) { return num(v, 2); } }
+          ], rounds, { cls: 'rounds' })])])]));
+      sec.appendChild(card('Differential flame graph', 'widths: B; red: B spends more per command, blue: less', [flame(p.name)]));
+      m.appendChild(sec);
+    });
+  }
+
+  var pages = { run: runPage, diff: diffPage, ab: abPage };
   (pages[D.kind] || runPage)();
   var left = document.getElementById('mb-flames');
   if (left) left.parentNode.removeChild(left);

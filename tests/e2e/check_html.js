@@ -1,6 +1,7 @@
 // report.html in headless Chromium (puppeteer-core from BUILD/npm, the machine's chromium):
 //   node check_html.js NPM_DIR run  DIR SHOT_PREFIX [stripped]   DIR/report.html against DIR/report.json
 //   node check_html.js NPM_DIR diff DIR SHOT_PREFIX               DIR/report.html against DIR/diff.json
+//   node check_html.js NPM_DIR ab   DIR SHOT_PREFIX               DIR/report.html against DIR/ab.json
 // Loads the page from file:// with the network cut off, and fails on a console error, a page
 // error or any request that is not file://.  Then, as a person would: every phase has its
 // section, a click on a frame zooms its flame graph, a search matches, a click on a header
@@ -51,6 +52,7 @@ async function main() {
 		const loadMs = Date.now() - t0;
 		if (kind === 'run') await checkRun(page);
 		else if (kind === 'diff') await checkDiff(page);
+		else if (kind === 'ab') await checkAb(page);
 		else die('unknown kind ' + kind);
 		if (problems.length) die(problems.join('; '));
 		console.log(`html ${kind}: ${(size / 1024).toFixed(0)} KiB, loaded and rendered in ${loadMs} ms; ` +
@@ -266,6 +268,63 @@ async function checkDiff(page) {
 	await screenshots(page, `section[data-phase="${zoomed}"]`);
 	console.log(`html diff: verdict first ('${want}'), ${secs.length} phase sections, ${checked} numbers equal diff.json's, ` +
 		`${graphs} differential graphs (${red} red, ${blue} blue frames), ${zoomed} zoomed, sorted ${sorted}`);
+}
+
+async function checkAb(page) {
+	const d = readJson('ab.json');
+	const first = await page.$eval('main', (m) => m.firstElementChild.classList.contains('verdicts'));
+	if (!first) die('the verdicts are not first');
+	const secs = await page.$$eval('section.phase', (s) => s.map((e) => e.dataset.phase));
+	if (secs.join() !== d.phases.map((p) => p.name).join()) die(`sections ${secs} != ab.json's phases`);
+	// the verdict table: one row per phase, as ab.json has it
+	const vt = await tableRows(page, 'table.abverdicts');
+	if (vt.length !== d.phases.length) die(`${vt.length} verdict rows, ab.json ${d.phases.length} phases`);
+	let checked = 0;
+	vt.forEach((c, i) => {
+		const p = d.phases[i];
+		const civ = `[${p.ci_low.toFixed(3)}, ${p.ci_high.toFixed(3)}]`;
+		if (c[0].text !== p.name || c[1].text !== p.verdict || !same(c[2].text, p.ratio) || c[3].text !== civ ||
+		    !same(c[6].text, p.a.cpu_per_cmd_us) || !same(c[7].text, p.b.cpu_per_cmd_us) || c[8].v !== p.commands_per_block)
+			die(`verdict row ${p.name}: page ${c.map((x) => x.text).join(' | ')}, ab.json ratio ${p.ratio} [${p.ci_low}, ${p.ci_high}] ${p.verdict}`);
+		checked += 7;
+	});
+	const ticks = await page.$$eval('.forest .frow .pt', (e) => e.length);
+	if (ticks !== d.phases.length) die(`the interval plot has ${ticks} ratios`);
+	let red = 0, blue = 0, zoomed = null, sorted = null;
+	for (const p of d.phases) {
+		const sel = `section[data-phase="${p.name}"]`;
+		const fr = await tableRows(page, sel + ' table.abfn');
+		if (fr.length !== p.functions.length) die(`${p.name}: ${fr.length} function rows, ab.json ${p.functions.length}`);
+		fr.forEach((c, i) => {
+			const x = p.functions[i];
+			if (c[4].text !== x.name || !same(c[0].text, x.self_us.delta) || !same(c[2].text, x.total_us.delta))
+				die(`${p.name} function row ${i}: page ${c.map((y) => y.text).join(' | ')}, ab.json ${JSON.stringify(x)}`);
+			checked += 2;
+		});
+		const sr = p.syscalls.length ? await tableRows(page, sel + ' table.absys') : [];
+		sr.forEach((c, i) => {
+			const y = p.syscalls[i];
+			if (c[4].text !== y.name || !same(c[0].text, y.cpu_us.delta) || !same(c[2].text, y.calls.a) || !same(c[3].text, y.calls.b))
+				die(`${p.name} syscall row ${i}: page ${c.map((z) => z.text).join(' | ')}, ab.json ${JSON.stringify(y)}`);
+			checked += 3;
+		});
+		if (!sorted && fr.length > 2)
+			sorted = p.name + ': ' + await sortChanges(page, sel + ' table.abfn', 'function') + ', then ' +
+				await sortChanges(page, sel + ' table.abfn', 'self');
+		if (await page.$(sel + ' svg.flame')) {
+			const rb = await redBlue(page, sel);
+			red += rb.red;
+			blue += rb.blue;
+			if (!zoomed && rb.red && rb.blue) { zoomed = p.name; await zoomOne(page, sel); await searchAll(page, sel); }
+		} else die(`${p.name}: no differential flame graph`);
+	}
+	if (!red || !blue) die(`the differential graphs have ${red} red and ${blue} blue frames`);
+	if (!zoomed) die('no graph with both red and blue frames to zoom');
+	if (!sorted) die('no function delta table to sort');
+	await screenshots(page, `section[data-phase="${zoomed}"]`);
+	console.log(`html ab: verdicts first (${d.phases.map((p) => p.name + ' ' + p.verdict).join(', ')}), ` +
+		`${secs.length} phase sections, ${checked} numbers equal ab.json's, ${red} red and ${blue} blue frames, ` +
+		`${zoomed} zoomed, sorted ${sorted}`);
 }
 
 main().catch((e) => { console.error('FAIL: ' + (e instanceof Fail ? e.message : e.stack || String(e))); process.exit(1); });

@@ -4,8 +4,8 @@
 # network cut off and checks it as a person would use it (tests/e2e/check_html.js): no console
 # error, a section per phase, a click zooms a flame graph, a header click reorders a table, the
 # view switch, the numbers equal the JSON's.  Pages: a run, a stripped target's run (DSO+offset
-# names, the STRIPPED line), diff of two runs (red and blue frames).  Screenshots are kept in
-# BUILD/test-artifacts/.  Exit 77 = skipped (not root, no BTF).
+# names, the STRIPPED line), diff of two runs and muxbpf ab (red and blue frames).  Screenshots
+# are kept in BUILD/test-artifacts/.  Exit 77 = skipped (not root, no BTF).
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -79,5 +79,22 @@ rc=$?
 [ -s "$tmp/diff/report.html" ] && [ -s "$tmp/diff/diff.json" ] || fail "diff --out wrote no page"
 static_check "$tmp/diff/report.html"
 check diff "$tmp/diff" "$art/report-html-diff" || fail "the diff page"
+
+# --- muxbpf ab: verdicts first, the ratio's interval per phase, red and blue frames ---------------
+# A spins 20 us in every write (once per command), B 40 us in every modf (once per command in
+# softcode_arith): B's shim frames under modf grow (red), A's under write shrink in B (blue)
+shim=$(cd "$out/tests" && pwd)/shim_spin.so
+[ -f "$shim" ] || fail "no $shim (make tests-build)"
+mkdir -p "$tmp/abtmp"
+chmod 1777 "$tmp/abtmp"
+TMPDIR=$tmp/abtmp "$muxbpf" ab -q --phase softcode_arith --scale 0.1 --rounds 8 --freq 1999 \
+	--env-a LD_PRELOAD="$shim" --env-a MUXBPF_SHIM_FN=write --env-a MUXBPF_SHIM_SPIN_US=20 \
+	--env-b LD_PRELOAD="$shim" --env-b MUXBPF_SHIM_FN=modf --env-b MUXBPF_SHIM_SPIN_US=40 \
+	--out "$tmp/ab" "$src/netmux" "$src/netmux" >"$tmp/ab.out" 2>&1
+rc=$?
+[ $rc -le 1 ] || { cat "$tmp/ab.out"; fail "muxbpf ab exited $rc"; }
+[ -s "$tmp/ab/report.html" ] || fail "ab --out wrote no page"
+static_check "$tmp/ab/report.html"
+check ab "$tmp/ab" "$art/report-html-ab" || fail "the A/B page"
 
 echo "html: the pages load offline in Chromium and show the JSON's numbers"
