@@ -38,6 +38,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <linux/perf_event.h>
+#include "clock.h"
 #include "jitter.h"
 
 /* Periods drawn from mean * [1 - WIDTH, 1 + WIDTH]. */
@@ -99,14 +100,6 @@ static double draw(struct jitter *j)
 	return (double)((j->state * 2685821657736338717ull) >> 11) / (double)(1ull << 53);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Right after the sample at sample_ns of e's thread: a new period for the next n samples. */
 static void redraw(struct jitter *j, struct jitter_event *e, uint64_t sample_ns)
 {
@@ -123,7 +116,7 @@ static void redraw(struct jitter *j, struct jitter_event *e, uint64_t sample_ns)
 	e->debt_ns += n * ((double)ns - (mean_ns - lost / n));
 	ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &(uint64_t){ (uint64_t)ns });
 	e->period_ns = ns;
-	e->redraw_ns = now_ns();
+	e->redraw_ns = mono_ns();
 	j->lost_ns += e->redraw_ns > sample_ns ? e->redraw_ns - sample_ns : 0;
 	e->due_ns = e->redraw_ns + (n - 1) * ns + ns / 2;
 	__atomic_store_n(&j->redraws, j->redraws + 1, __ATOMIC_RELAXED);
@@ -155,7 +148,7 @@ static bool sleep_until(struct jitter *j, uint64_t t)
 /* Wake just after the next sample expected of an event that is due, or poll while idle. */
 static uint64_t next_wake(struct jitter *j, pid_t tid, uint64_t ns)
 {
-	uint64_t now = now_ns(), next = UINT64_MAX;
+	uint64_t now = mono_ns(), next = UINT64_MAX;
 
 	if (ns > now)
 		now = ns;
@@ -177,13 +170,13 @@ static uint64_t next_wake(struct jitter *j, pid_t tid, uint64_t ns)
 static void *jitter_main(void *arg)
 {
 	struct jitter *j = arg;
-	uint64_t wake = now_ns();
+	uint64_t wake = mono_ns();
 
 	/* wake within µs of the time asked for: the default 50 µs slack is a fifth of the window */
 	prctl(PR_SET_TIMERSLACK, 1000, 0, 0, 0);
 	pthread_mutex_lock(&j->lock);
 	while (sleep_until(j, wake)) {
-		uint64_t now = now_ns(), ns;
+		uint64_t now = mono_ns(), ns;
 		struct jitter_event *e = NULL;
 		pid_t tid;
 
@@ -205,7 +198,7 @@ struct jitter *jitter__new(const struct jitter_opts *o)
 {
 	struct jitter *j = calloc(1, sizeof(*j));
 	pthread_condattr_t ca;
-	uint64_t t = now_ns();
+	uint64_t t = mono_ns();
 	int err;
 
 	if (!j)
