@@ -20,6 +20,9 @@ volatile __u32 phase;
 volatile __u32 last_sample_tid;
 volatile __u64 last_sample_ns;
 
+/* bpf/softcode.bpf.c: count the sample again under netmux's command and u() frames. */
+extern int mb_softcode_sample(__u32 ph, __s32 stack_id, __u64 ip, __u64 sp);
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct muxbpf_sample_key);
@@ -90,6 +93,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	st->recorded++;
+	mb_softcode_sample(ph, key.stack_id, key.ip, PT_REGS_SP(&ctx->regs));
 	if (sid == MUXBPF_STACK_FULL) /* the stack map of this depth is full */
 		st->dropped[MUXBPF_DROP_STACK_FULL]++;
 	else if (sid < 0)

@@ -398,4 +398,86 @@ struct muxbpf_map_count {
 };
 _Static_assert(sizeof(struct muxbpf_map_count) == 16, "muxbpf_map_count layout");
 
+/*
+ * The softcode views (bpf/softcode.bpf.c, src/softcode.c): the sampler reads the command netmux
+ * is running (mudstate.curr_cmd, curr_executor: addresses from DWARF at attach) from the sampled
+ * thread's memory, and u() frames come from two uprobes on do_ufun's call of mux_exec.  Commands
+ * and frames are interned by content into small ids; each netmux sample is counted once more
+ * under {phase, command, softcode path, stack}.
+ */
+#define MUXBPF_SC_TEXT 64     /* bytes of command text kept (the verb and some of its arguments) */
+#define MUXBPF_SC_FTEXT 48    /* bytes of u()'s first argument kept ("#12/FN_HEAVY") */
+#define MUXBPF_SC_DEPTH 8     /* u() frames kept per path (deeper ones count as the 8th) */
+#define MUXBPF_SC_CMDS 4096
+#define MUXBPF_SC_FRAMES 4096
+#define MUXBPF_SC_PATHS 8192
+#define MUXBPF_SC_SAMPLE_KEYS 32768
+
+/* A command: who runs it and the first MUXBPF_SC_TEXT bytes of its text (NUL-padded). */
+struct muxbpf_sc_cmd_key {
+	__s32 executor;
+	__s32 enactor;
+	char text[MUXBPF_SC_TEXT];
+};
+_Static_assert(sizeof(struct muxbpf_sc_cmd_key) == 8 + MUXBPF_SC_TEXT, "muxbpf_sc_cmd_key layout");
+
+/* A u() frame: the object whose attribute is evaluated, its caller, and u()'s first argument. */
+struct muxbpf_sc_frame_key {
+	__s32 thing;
+	__s32 executor;
+	char text[MUXBPF_SC_FTEXT];
+};
+_Static_assert(sizeof(struct muxbpf_sc_frame_key) == 8 + MUXBPF_SC_FTEXT,
+	       "muxbpf_sc_frame_key layout");
+
+/* The u() frames live at a sample, outermost first (ids + 1; 0 pads). */
+struct muxbpf_sc_path_key {
+	__u32 frames[MUXBPF_SC_DEPTH];
+};
+_Static_assert(sizeof(struct muxbpf_sc_path_key) == 4 * MUXBPF_SC_DEPTH, "muxbpf_sc_path_key layout");
+
+/* Ids: 0 = none (no command known, no u() frame); interned ones start at 1. */
+struct muxbpf_sc_sample_key {
+	__u32 phase;
+	__s32 stack_id; /* as in muxbpf_sample_key */
+	__u64 ip;       /* the leaf when stack_id < 0 */
+	__u32 cmd;
+	__u32 path;
+};
+_Static_assert(sizeof(struct muxbpf_sc_sample_key) == 24, "muxbpf_sc_sample_key layout");
+
+/* Exact mode (a uprobe on process_command): on-CPU from one command's start to the next's. */
+struct muxbpf_sc_time_key {
+	__u32 phase;
+	__u32 cmd;
+};
+_Static_assert(sizeof(struct muxbpf_sc_time_key) == 8, "muxbpf_sc_time_key layout");
+
+struct muxbpf_sc_time_val {
+	__u64 count;  /* commands started */
+	__u64 cpu_ns; /* the task clock from each start to the next start */
+};
+_Static_assert(sizeof(struct muxbpf_sc_time_val) == 16, "muxbpf_sc_time_val layout");
+
+/* Where the loader found netmux's state (written into .bss before the first phase). */
+struct muxbpf_sc_config {
+	__u32 pid;          /* netmux's tgid; 0: the views are off */
+	__u32 tid;          /* the thread that runs commands (the main thread) */
+	__u64 curr_cmd;     /* address of mudstate.curr_cmd (a const UTF8 *) */
+	__u64 curr_executor; /* address of mudstate.curr_executor (a dbref) */
+	__u64 curr_enactor; /* address of mudstate.curr_enactor */
+};
+_Static_assert(sizeof(struct muxbpf_sc_config) == 32, "muxbpf_sc_config layout");
+
+/* Probe and intern accounting (bss counters). */
+struct muxbpf_sc_stats {
+	__u64 samples;    /* netmux samples counted under a command */
+	__u64 no_cmd;     /* of which curr_cmd could not be read */
+	__u64 ufun_enter, ufun_exit, cmd_starts;
+	__u64 lost;       /* a map was full (command, frame, path or sample keys) */
+	__u64 deep;       /* u() frames beyond MUXBPF_SC_DEPTH */
+	__u64 clock_err;  /* exact mode: the task clock could not be read */
+};
+_Static_assert(sizeof(struct muxbpf_sc_stats) == 64, "muxbpf_sc_stats layout");
+
 #endif /* MUXBPF_H */

@@ -258,6 +258,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	r->exits_lost = run->profile.exits_lost;
 	r->unwind = &run->profile.unwind;
 	r->live = run->live.valid ? &run->live : NULL;
+	r->softcode = &run->softcode;
 	for (int i = 0; i < run->nwindows; i++) {
 		fill_window(&r->phases[r->nphases], &run->windows[i], run, r->profiled);
 		if (r->ledger) {

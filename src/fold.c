@@ -35,9 +35,14 @@ int fold_by_parse(const char *list, unsigned int *views)
 		for (by = 0; by < FOLD_BY__COUNT; by++)
 			if (strlen(by_names[by]) == len && !strncmp(p, by_names[by], len))
 				break;
-		if (by == FOLD_BY__COUNT)
+		if (by < FOLD_BY__COUNT)
+			mask |= FOLD_VIEW(by);
+		else if (len == 7 && !strncmp(p, "command", 7))
+			mask |= FOLD_VIEW_COMMAND;
+		else if (len == 8 && !strncmp(p, "softcode", 8))
+			mask |= FOLD_VIEW_SOFTCODE;
+		else
 			return -EINVAL;
-		mask |= FOLD_VIEW(by);
 		if (!p[len])
 			break;
 		p += len + 1;

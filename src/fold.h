@@ -25,6 +25,10 @@ enum fold_by {
 
 #define FOLD_VIEW(by) (1u << (by))
 #define FOLD_ALL_PHASES UINT32_MAX
+/* --by views that are not folds of the C++ stacks (src/softcode.c) */
+#define FOLD_VIEW_COMMAND (1u << 8)
+#define FOLD_VIEW_SOFTCODE (1u << 9)
+#define FOLD_VIEWS_SOFTCODE (FOLD_VIEW_COMMAND | FOLD_VIEW_SOFTCODE)
 
 struct fold_row {
 	char *name;      /* "fn", "eval.cpp", "eval.cpp:123 fn", "netmux"; unnamed frames are

@@ -519,6 +519,8 @@ int live_session(const struct opts *o, struct run *r)
 				     .no_stats = o->no_bpf_stats,
 				     .fixed_period = o->fixed_period };
 	struct profiler *prof = NULL;
+	struct softcode *sc = NULL;
+	struct sc_target sct;
 	char exe[4096], proc_exe[64];
 	int err, cerr, pidfd;
 	ssize_t n;
@@ -560,6 +562,7 @@ int live_session(const struct opts *o, struct run *r)
 	if (!maps__read(pid, &r->last_maps))
 		mb_pins__add(&r->pins, pid, &r->last_maps);
 	warm_up(prof, pid);
+	sc = softcode__start(o, prof, pid, popts.exe, &sct, &r->softcode);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	{
 		struct live l = { .o = o, .r = r, .prof = prof, .pid = pid, .pidfd = pidfd };
@@ -583,6 +586,7 @@ int live_session(const struct opts *o, struct run *r)
 	profiler__pause(prof);
 	cerr = session_collect(prof, r);
 	r->live.threads_seen = (int)r->final.rt.n;
+	softcode__finish(sc, &sct, pid, o->port, o->login, &r->softcode);
 	profiler__free(prof);
 	if (pidfd >= 0)
 		close(pidfd);

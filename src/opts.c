@@ -53,7 +53,15 @@ static const char usage[] =
 	"                      re-drawn every few ms, which cannot lock step with periodic work)\n"
 	"  --top N             rows listed per phase and view (default 15)\n"
 	"  --by LIST           the report's tables: a comma list of function (inlined functions\n"
-	"                      as frames of their own), srcfile, line, dso (default function)\n"
+	"                      as frames of their own), srcfile, line, dso (default function);\n"
+	"                      command (CPU by player command: verb or $-command) and softcode\n"
+	"                      (softcode frames: $-commands and u() attributes) on netmux with\n"
+	"                      DWARF (see \"Profiling a live game's softcode\")\n"
+	"  --exact-commands    --by command: exact on-CPU per command (a uprobe on\n"
+	"                      process_command, ~1 us per command: opt-in)\n"
+	"  --login TEXT        how the softcode views log in to name objects and $-commands\n"
+	"                      (run: \"connect wizard potrzebie\"; attach: none, names from\n"
+	"                      netmux's memory)\n"
 	"  --min-pct P         list only rows with at least P% self samples (default 0)\n"
 	"  --debug-dir DIR     look for separate debuginfo in DIR (.build-id/xx/yyyy.debug or\n"
 	"                      the .gnu_debuglink name) before /usr/lib/debug; repeatable\n"
@@ -98,6 +106,9 @@ enum { OPT_FIXED_PERIOD = 1024 };
 /* attach mode and phases marked from outside (src/live.c) */
 enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS };
 
+/* the softcode views (src/softcode.c) */
+enum { OPT_EXACT_COMMANDS = 1024, OPT_LOGIN };
+
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
 	{ "scale", required_argument, NULL, OPT_SCALE },
@@ -128,6 +139,8 @@ static const struct option longopts[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "no-bpf-stats", no_argument, NULL, OPT_NO_BPF_STATS },
 	{ "fixed-period", no_argument, NULL, OPT_FIXED_PERIOD },
+	{ "exact-commands", no_argument, NULL, OPT_EXACT_COMMANDS },
+	{ "login", required_argument, NULL, OPT_LOGIN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -243,7 +256,7 @@ static int parse_one(int c, const char *arg, struct opts *o)
 	case OPT_BY:
 		if (fold_by_parse(arg, &o->by)) {
 			pr_err("invalid --by '%s' (expected a comma list of function, srcfile, line, "
-			       "dso)", arg);
+			       "dso, command, softcode)", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -287,6 +300,12 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return 0;
 	case OPT_FIXED_PERIOD:
 		o->fixed_period = true;
+		return 0;
+	case OPT_EXACT_COMMANDS:
+		o->exact_commands = true;
+		return 0;
+	case OPT_LOGIN:
+		o->login = arg;
 		return 0;
 	case 'q':
 		o->quiet = true;

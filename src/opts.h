@@ -44,6 +44,9 @@ struct opts {
 	bool phase_given;        /* --phase was on the command line */
 	bool no_bpf_stats;       /* --no-bpf-stats: no run-time statistics (bpf_enable_stats) */
 	bool fixed_period;       /* --fixed-period: the kernel's fixed sampling period */
+	/* the softcode views (--by command, softcode: src/softcode.c) */
+	bool exact_commands;     /* --exact-commands: on-CPU per command from a uprobe */
+	const char *login;       /* --login: the wizard login that names objects */
 };
 
 /* Parse argv.  Returns 0 to run, 1 when --help/--version was printed, -EINVAL after one error

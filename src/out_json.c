@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "json.h"
+#include "out_softcode.h"
 #include "out_json_live.h"
 #include "ledger.h"
 #include "out_json.h"
@@ -463,6 +464,7 @@ int report_json_emit(FILE *f, const struct report *r, const struct runs_summary 
 	jw_knum(&w, "oncpu_check_max_diff_pct", report_max_check_diff(r));
 	write_leaf_dsos(&w, "symbols", &r->symbols);
 	json_write_live(&w, r);
+	json_write_softcode(&w, r);
 	jw_key(&w, "phases");
 	jw_arr(&w);
 	for (int i = 0; i < r->nphases; i++)

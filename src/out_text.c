@@ -6,6 +6,7 @@
 #include <string.h>
 #include "log.h"
 #include "phases.h"
+#include "out_softcode.h"
 #include "out_text.h"
 #include "out_text_live.h"
 #include "stats.h"
@@ -458,10 +459,12 @@ void report_print(FILE *f, const struct report *r)
 	print_table(f, r);
 	print_check(f, r);
 	print_symbols(f, r);
+	report_print_softcode_header(f, r);
 	if (!r->profiled)
 		return;
 	for (int i = 0; i < r->nphases; i++) {
 		print_functions(f, r, &r->phases[i]);
+		report_print_softcode(f, r, &r->phases[i]);
 		print_ledger(f, r, &r->phases[i]);
 		report_print_cost(f, &r->phases[i]);
 	}

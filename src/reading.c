@@ -94,5 +94,6 @@ void run__free(struct run *r)
 	maps__free(&r->last_maps);
 	mb_pins__free(&r->pins);
 	profile__free(&r->profile);
+	sc_data__free(&r->softcode);
 	ledger_data__free(&r->ledger_data);
 }

@@ -35,6 +35,8 @@ struct report_phase {
 	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
 };
 
+struct sc_data;
+
 struct report {
 	const char *target;  /* netmux path */
 	const char *version; /* @version reply */
@@ -57,6 +59,7 @@ struct report {
 	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
+	const struct sc_data *softcode; /* --by command, softcode (src/softcode.h), or NULL */
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };

@@ -326,6 +326,8 @@ static void note_stop(struct session *s, int err)
 int run_session(const struct opts *o, struct run *r)
 {
 	struct session s = { .o = o, .r = r };
+	struct softcode *sc = NULL;
+	struct sc_target sct;
 	int err, cerr;
 
 	memset(r, 0, sizeof(*r));
@@ -339,6 +341,8 @@ int run_session(const struct opts *o, struct run *r)
 		err = game__check_loopback(s.game);
 	if (!err && signals_pending())
 		err = -EINTR;
+	if (!err)
+		sc = softcode__start(o, s.prof, r->pid, o->netmux, &sct, &r->softcode);
 	if (!err) {
 		s.stage = "login";
 		err = drive(&s);
@@ -362,6 +366,11 @@ int run_session(const struct opts *o, struct run *r)
 		if (cerr && !err)
 			err = cerr;
 	}
+	if (!game__exited(s.game))
+		softcode__finish(sc, &sct, r->pid, r->port, o->login ?: "connect wizard potrzebie",
+				 &r->softcode);
+	else
+		softcode__free(sc);
 	stop(&s);
 	profiler__free(s.prof);
 	game__free(s.game);

@@ -16,6 +16,7 @@
 #include "maps.h"
 #include "procstat.h"
 #include "profile.h"
+#include "softcode.h"
 
 /* The kernel's counters at one moment while the server sleeps. */
 struct reading {
@@ -51,6 +52,7 @@ struct run {
 	bool target_died;             /* netmux exited on its own during the run */
 	char stopped[320];            /* why the run stopped early ("" when it did not) */
 	struct mb_live_info live;     /* phases marked from outside: attach, --control, --interval */
+	struct sc_data softcode;      /* --by command, softcode (src/softcode.c) */
 };
 
 #endif /* MUXBPF_SESSION_H */

@@ -11,6 +11,11 @@
  *       "end" after; set-up outside the windows stays outside every phase
  *   helper_live ctl CONTROL COMMAND...
  *       send one command, print the reply; exit 0 on "ok ...", 1 otherwise
+ *   helper_live softcode PORT CONTROL COUNT
+ *       the softcode views' test game: as the wizard, create SoftObj with $slow
+ *       (iter(lnum(200),...)), $fast (add(1,2)) and $ufn (u(#N/FN_HEAVY) on HeavyObj), then
+ *       windows: "mixed" (the three interleaved, COUNT times each), then "slow", "fast", "ufn"
+ *       alone (COUNT each); prints "HEAVY #N"
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,6 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/un.h>
 #include "drive.h"
 #include "game.h"
@@ -181,6 +189,142 @@ static int ctl(int argc, char **argv)
 	return err ? 1 : 0;
 }
 
+/* Read from the game until n more non-empty lines arrived (or one containing want). */
+static int game_lines(int fd, int n, const char *want, char *last, size_t size)
+{
+	static char buf[1 << 16];
+	static size_t len;
+
+	while (n > 0 || want) {
+		char *nl;
+		ssize_t r;
+
+		while ((nl = memchr(buf, '\n', len))) {
+			size_t l = nl - buf;
+
+			*nl = 0;
+			if (l && buf[l - 1] == '\r')
+				buf[--l] = 0;
+			if (l && strspn(buf, "\xff\xfb\xfd\x19\x01\x03") < l) {
+				if (last)
+					snprintf(last, size, "%.500s", buf);
+				if (want && strstr(buf, want))
+					want = NULL;
+				else
+					n--;
+			}
+			memmove(buf, nl + 1, len - l - 1);
+			len -= l + 1;
+			if (n <= 0 && !want)
+				return 0;
+		}
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 60000) != 1)
+			return -ETIMEDOUT;
+		r = read(fd, buf + len, sizeof(buf) - len - 1);
+		if (r <= 0)
+			return -EPIPE;
+		len += r;
+	}
+	return 0;
+}
+
+static int game_send(int fd, const char *text)
+{
+	return write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+/* One window: COUNT rounds of the commands in cmds, each command answered by one line. */
+static int sc_window(int gfd, int cfd, const char *name, const char *const *cmds, int ncmds,
+		     int count)
+{
+	char line[4096], reply[512];
+	int sent = 0, err;
+
+	snprintf(line, sizeof(line), "phase %s", name);
+	if ((err = ctl_cmd(cfd, line, reply, sizeof(reply))))
+		return err;
+	while (sent < count) {
+		int chunk = count - sent < 16 ? count - sent : 16;
+
+		line[0] = 0;
+		for (int i = 0; i < chunk; i++)
+			for (int c = 0; c < ncmds; c++)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s\r\n",
+					 cmds[c]);
+		if ((err = game_send(gfd, line)) || (err = game_lines(gfd, chunk * ncmds, NULL,
+								       NULL, 0)))
+			return err;
+		sent += chunk;
+	}
+	return ctl_cmd(cfd, "end", reply, sizeof(reply));
+}
+
+static int softcode(int argc, char **argv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static const char *const mixed[] = { "slow", "ufn", "fast" };
+	char last[512], cmd[512];
+	int gfd, cfd, one = 1, count, heavy = -1, err;
+
+	if (argc < 5)
+		return 2;
+	sa.sin_port = htons(atoi(argv[2]));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	count = atoi(argv[4]);
+	gfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (connect(gfd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "helper_live: cannot connect to port %s: %s\n", argv[2],
+			strerror(errno));
+		return 1;
+	}
+	setsockopt(gfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	err = game_send(gfd, "connect wizard potrzebie\r\n@pemit me=LOGGEDIN\r\n");
+	if (!err)
+		err = game_lines(gfd, 0, "LOGGEDIN", NULL, 0);
+	if (!err)
+		err = game_send(gfd, "@create HeavyObj\r\n");
+	if (!err)
+		err = game_lines(gfd, 0, "created as object", last, sizeof(last));
+	if (!err && (!strstr(last, "#") || sscanf(strstr(last, "#"), "#%d", &heavy) != 1))
+		err = -EBADMSG;
+	if (!err) {
+		snprintf(cmd, sizeof(cmd),
+			 "&FN_HEAVY HeavyObj=[iter(lnum(100),add(##,1))]\r\n"
+			 "@create SoftObj\r\n"
+			 "&CMD_SLOW SoftObj=$slow:@pemit %%#=[iter(lnum(200),mul(##,2))]\r\n"
+			 "&CMD_FAST SoftObj=$fast:@pemit %%#=[add(1,2)]\r\n"
+			 "&CMD_UFN SoftObj=$ufn:@pemit %%#=[u(#%d/FN_HEAVY)]\r\n"
+			 "@pemit me=SETUPDONE\r\n", heavy);
+		err = game_send(gfd, cmd);
+	}
+	if (!err)
+		err = game_lines(gfd, 0, "SETUPDONE", NULL, 0);
+	/* one round outside any window: the first run of each $-command warms the caches */
+	if (!err)
+		err = game_send(gfd, "slow\r\nufn\r\nfast\r\n");
+	if (!err)
+		err = game_lines(gfd, 3, NULL, NULL, 0);
+	if (err) {
+		fprintf(stderr, "helper_live: the softcode game's set-up failed: %s\n", strerror(-err));
+		return 1;
+	}
+	printf("HEAVY #%d\n", heavy);
+	fflush(stdout);
+	cfd = ctl_connect(argv[3]);
+	if (cfd < 0)
+		return 1;
+	err = sc_window(gfd, cfd, "mixed", mixed, 3, count);
+	for (int i = 0; !err && i < 3; i++)
+		err = sc_window(gfd, cfd, mixed[i], &mixed[i], 1, count);
+	if (err)
+		fprintf(stderr, "helper_live: a softcode window failed: %s\n", strerror(-err));
+	close(cfd);
+	close(gfd);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -192,8 +336,10 @@ int main(int argc, char **argv)
 		rc = drive(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "ctl"))
 		rc = ctl(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "softcode"))
+		rc = softcode(argc, argv);
 	if (rc == 2)
 		fprintf(stderr, "usage: helper_live serve [NETMUX] | drive PORT CONTROL PHASES SCALE "
-			"[IDLE_S] | ctl CONTROL COMMAND...\n");
+			"[IDLE_S] | ctl CONTROL COMMAND... | softcode PORT CONTROL COUNT\n");
 	return rc;
 }

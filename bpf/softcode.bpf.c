@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The softcode views: which player command and which u() frames netmux is evaluating when a
+ * sample lands.  No probe on the command path: the sampler reads mudstate.curr_cmd and
+ * mudstate.curr_executor from the sampled thread's memory (addresses found in DWARF by
+ * src/softcode.c).  u() frames come from two uprobes on do_ufun's call of mux_exec and on the
+ * call right after it (both `call` instructions, which uprobes emulate: no single-step).  The
+ * exact mode adds one uprobe on process_command's entry and reads netmux's own task clock there.
+ * Everything here runs on netmux's command thread only (one CPU at a time, never nested: the
+ * sampler is user-mode only, the uprobes run in the kernel), so plain increments are safe.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "muxbpf.h"
+
+/* Written by the loader before the first phase (pid 0: the views are off). */
+struct muxbpf_sc_config sc_config;
+struct muxbpf_sc_stats sc_stats;
+__u32 sc_next_cmd = 1, sc_next_frame = 1, sc_next_path = 1;
+
+extern volatile __u32 phase; /* bpf/sample.bpf.c */
+
+/*
+ * The command thread's live u() frames (netmux evaluates softcode on one thread).  Not static:
+ * clang splits a static struct into scalars whose BTF no longer matches, and the kernel then
+ * refuses the object's BTF.
+ */
+struct {
+	__u32 n;     /* stored frames */
+	__u32 extra; /* frames deeper than MUXBPF_SC_DEPTH */
+	__u64 sp[MUXBPF_SC_DEPTH];
+	__u32 id[MUXBPF_SC_DEPTH];
+} sc_ustack;
+
+/* Exact mode: the command whose segment is open, its phase and task clock at its start. */
+struct {
+	__u32 cmd;
+	__u32 phase;
+	__u64 start;
+} sc_seg;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sc_cmd_key);
+	__type(value, __u32);
+	__uint(max_entries, MUXBPF_SC_CMDS);
+} sc_cmds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sc_frame_key);
+	__type(value, __u32);
+	__uint(max_entries, MUXBPF_SC_FRAMES);
+} sc_frames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sc_path_key);
+	__type(value, __u32);
+	__uint(max_entries, MUXBPF_SC_PATHS);
+} sc_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sc_sample_key);
+	__type(value, __u64);
+	__uint(max_entries, MUXBPF_SC_SAMPLE_KEYS);
+} sc_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct muxbpf_sc_time_key);
+	__type(value, struct muxbpf_sc_time_val);
+	__uint(max_entries, MUXBPF_SC_CMDS);
+} sc_times SEC(".maps");
+
+/* Exact mode: netmux's command thread's task clock (a per-task event without inherit). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} sc_clock SEC(".maps");
+
+/* The id of key in map (interned on first sight from *next), 0 when the map is full. */
+static __always_inline __u32 intern(void *map, const void *key, __u32 *next)
+{
+	__u32 *v = bpf_map_lookup_elem(map, key), id;
+
+	if (v)
+		return *v;
+	id = (*next)++;
+	/* BPF_NOEXIST: another CPU may have interned it since the lookup */
+	if (bpf_map_update_elem(map, key, &id, BPF_NOEXIST) == 0)
+		return id;
+	v = bpf_map_lookup_elem(map, key);
+	if (v)
+		return *v;
+	sc_stats.lost++;
+	return 0;
+}
+
+static __always_inline bool on_command_thread(void)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	return sc_config.pid && (__u32)pid_tgid == sc_config.tid;
+}
+
+/* The command being run, from mudstate; 0 when it cannot be read. */
+static __always_inline __u32 current_cmd(void)
+{
+	struct muxbpf_sc_cmd_key key = {};
+	__u64 text = 0;
+
+	if (bpf_probe_read_user(&text, sizeof(text), (void *)sc_config.curr_cmd) || !text)
+		return 0;
+	if (bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)text) < 0)
+		return 0;
+	bpf_probe_read_user(&key.executor, sizeof(key.executor), (void *)sc_config.curr_executor);
+	bpf_probe_read_user(&key.enactor, sizeof(key.enactor), (void *)sc_config.curr_enactor);
+	return intern(&sc_cmds, &key, &sc_next_cmd);
+}
+
+/* The u() frames live at stack pointer sp (entered at or above it), outermost first. */
+static __always_inline __u32 current_path(__u64 sp)
+{
+	struct muxbpf_sc_path_key key = {};
+	__u32 n = sc_ustack.n, k = 0;
+
+	if (!n)
+		return 0;
+	for (__u32 i = 0; i < MUXBPF_SC_DEPTH; i++) {
+		if (i >= n)
+			break;
+		/* a frame entered below sp has returned (its exit was missed) */
+		if (sc_ustack.sp[i & (MUXBPF_SC_DEPTH - 1)] < sp)
+			break;
+		key.frames[i & (MUXBPF_SC_DEPTH - 1)] = sc_ustack.id[i & (MUXBPF_SC_DEPTH - 1)];
+		k++;
+	}
+	if (!k)
+		return 0;
+	return intern(&sc_paths, &key, &sc_next_path);
+}
+
+/* Called by the sampler (bpf/sample.bpf.c) for every sample it counted. */
+__hidden int mb_softcode_sample(__u32 ph, __s32 stack_id, __u64 ip, __u64 sp)
+{
+	struct muxbpf_sc_sample_key key = {};
+	__u64 one = 1, *cnt;
+
+	if (!on_command_thread())
+		return 0;
+	key.phase = ph;
+	key.stack_id = stack_id;
+	key.ip = stack_id < 0 ? ip : 0;
+	key.cmd = current_cmd();
+	key.path = current_path(sp);
+	if (!key.cmd)
+		sc_stats.no_cmd++;
+	sc_stats.samples++;
+	cnt = bpf_map_lookup_elem(&sc_samples, &key);
+	if (cnt) {
+		(*cnt)++;
+		return 0;
+	}
+	if (bpf_map_update_elem(&sc_samples, &key, &one, BPF_NOEXIST) == 0)
+		return 0;
+	cnt = bpf_map_lookup_elem(&sc_samples, &key);
+	if (cnt)
+		(*cnt)++;
+	else
+		sc_stats.lost++;
+	return 0;
+}
+
+/* How many stored frames stay when the stack pointer is sp: those entered above it. */
+static __always_inline __u32 pop_below(__u64 sp)
+{
+	__u32 n = sc_ustack.n;
+
+	for (int i = 0; i < MUXBPF_SC_DEPTH; i++) {
+		if (!n || n > MUXBPF_SC_DEPTH)
+			break;
+		if (sc_ustack.sp[(n - 1) & (MUXBPF_SC_DEPTH - 1)] > sp)
+			break;
+		n--;
+	}
+	return n;
+}
+
+/*
+ * At do_ufun's `call mux_exec`: r8 is the object whose attribute is evaluated (mux_exec's
+ * executor), the 9th argument on the stack (rsp + 16) is &fargs[1]: fargs[0], u()'s first
+ * argument, sits just before it.
+ */
+SEC("uprobe")
+int mb_sc_ufun_enter(struct pt_regs *ctx)
+{
+	struct muxbpf_sc_frame_key key = {};
+	__u64 sp = PT_REGS_SP(ctx), cargs = 0, farg0 = 0;
+	__u32 n, id;
+
+	if (!on_command_thread())
+		return 0;
+	sc_stats.ufun_enter++;
+	key.thing = (__s32)ctx->r8;
+	key.executor = (__s32)ctx->r9;
+	if (!bpf_probe_read_user(&cargs, sizeof(cargs), (void *)(sp + 16)) && cargs &&
+	    !bpf_probe_read_user(&farg0, sizeof(farg0), (void *)(cargs - 8)) && farg0)
+		bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)farg0);
+	id = intern(&sc_frames, &key, &sc_next_frame);
+	if (sc_ustack.extra) {
+		sc_ustack.extra++;
+		return 0;
+	}
+	/* frames entered at or below this one have returned: their exits were missed */
+	n = pop_below(sp);
+	if (n >= MUXBPF_SC_DEPTH) {
+		sc_ustack.n = MUXBPF_SC_DEPTH;
+		sc_ustack.extra = 1;
+		sc_stats.deep++;
+		return 0;
+	}
+	barrier_var(n); /* keep the mask: the verifier needs the bound the compiler knows */
+	n &= MUXBPF_SC_DEPTH - 1;
+	sc_ustack.sp[n] = sp;
+	sc_ustack.id[n] = id;
+	sc_ustack.n = n + 1;
+	return 0;
+}
+
+/* At the call after mux_exec returned (rsp is back above the entry's): pop the frame. */
+SEC("uprobe")
+int mb_sc_ufun_exit(struct pt_regs *ctx)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+	__u32 n;
+
+	if (!on_command_thread())
+		return 0;
+	sc_stats.ufun_exit++;
+	if (sc_ustack.extra) {
+		sc_ustack.extra--;
+		return 0;
+	}
+	sc_ustack.n = pop_below(sp);
+	return 0;
+}
+
+/*
+ * Exact mode, at process_command's entry (executor in edi, the command text in r9): the open
+ * segment's on-CPU time is the task clock since its start; a new segment opens for this
+ * command.  The time between commands (output, the next select) goes to the command before.
+ */
+SEC("uprobe")
+int mb_sc_cmd_start(struct pt_regs *ctx)
+{
+	struct muxbpf_sc_cmd_key key = {};
+	struct bpf_perf_event_value v = {};
+	struct muxbpf_sc_time_key tk = {};
+	struct muxbpf_sc_time_val *tv, zero = {};
+	__u32 ph = phase;
+
+	if (!on_command_thread())
+		return 0;
+	sc_stats.cmd_starts++;
+	if (bpf_perf_event_read_value(&sc_clock, 0, &v, sizeof(v))) {
+		sc_stats.clock_err++;
+		sc_seg.cmd = 0;
+		return 0;
+	}
+	if (sc_seg.cmd && v.counter >= sc_seg.start) {
+		tk.phase = sc_seg.phase;
+		tk.cmd = sc_seg.cmd;
+		tv = bpf_map_lookup_elem(&sc_times, &tk);
+		if (tv)
+			tv->cpu_ns += v.counter - sc_seg.start;
+	}
+	key.executor = (__s32)ctx->di;
+	key.enactor = (__s32)ctx->dx;
+	if (ctx->r9)
+		bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)ctx->r9);
+	sc_seg.cmd = intern(&sc_cmds, &key, &sc_next_cmd);
+	sc_seg.phase = ph < MUXBPF_MAX_PHASES ? ph : 0;
+	sc_seg.start = v.counter;
+	if (!sc_seg.cmd)
+		return 0;
+	tk.phase = sc_seg.phase;
+	tk.cmd = sc_seg.cmd;
+	tv = bpf_map_lookup_elem(&sc_times, &tk);
+	if (!tv) {
+		bpf_map_update_elem(&sc_times, &tk, &zero, BPF_NOEXIST);
+		tv = bpf_map_lookup_elem(&sc_times, &tk);
+	}
+	if (tv)
+		tv->count++;
+	else
+		sc_stats.lost++;
+	return 0;
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The softcode views in the text report and in report.json. */
+#include <inttypes.h>
+#include <stdio.h>
+#include "json.h"
+#include "out_softcode.h"
+#include "phases.h"
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+void report_print_softcode_header(FILE *f, const struct report *r)
+{
+	const struct sc_data *d = r->softcode;
+	const struct muxbpf_sc_stats *s;
+
+	if (!d || !(r->by & FOLD_VIEWS_SOFTCODE))
+		return;
+	if (!d->valid) {
+		fprintf(f, "softcode views unavailable: %s; every other view is complete\n",
+			d->why[0] ? d->why : "not profiled");
+		return;
+	}
+	s = &d->stats;
+	fprintf(f, "softcode: commands read from mudstate at each sample (no probe); u() frames from "
+		   "2 uprobes on do_ufun: %" PRIu64 " hits; ",
+		(uint64_t)(s->ufun_enter + s->ufun_exit));
+	if (d->exact)
+		fprintf(f, "exact mode: 1 uprobe on process_command: %" PRIu64 " hits", (uint64_t)s->cmd_starts);
+	else
+		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
+	fprintf(f, "; each uprobe hit costs netmux about 0.6-0.8 us here (bench/uprobe_cost)\n");
+	fprintf(f, "  names from %s; %" PRIu64 " samples under commands, %" PRIu64
+		   " without a readable command%s\n",
+		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
+		s->lost ? " (MAPS FULL: some keys lost)" : "");
+}
+
+static void print_commands(FILE *f, const struct report *r, const struct report_phase *p,
+			   const struct sc_rows *rows)
+{
+	const struct sc_data *d = r->softcode;
+	int shown = 0;
+
+	if (d->exact)
+		fprintf(f, "  by command (on-CPU exact, from each command's start to the next's; "
+			   "samples user-mode):\n  %10s %8s %9s %8s %6s  %s\n",
+			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "command");
+	else
+		fprintf(f, "  by command (samples; est. ms = the phase's on-CPU x share):\n"
+			   "  %8s %6s %9s  %s\n", "samples", "share", "est. ms", "command");
+	for (size_t i = 0; i < rows->n && shown < r->top; i++, shown++) {
+		const struct sc_row *row = &rows->v[i];
+
+		if (d->exact)
+			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8" PRIu64 " %5.1f%%  %s\n",
+				row->cpu_ns / 1e6, row->runs,
+				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, row->samples,
+				pct(row->samples, rows->samples), row->label);
+		else
+			fprintf(f, "  %8" PRIu64 " %5.1f%% %9.3f  %s\n", row->samples,
+				pct(row->samples, rows->samples),
+				rows->samples ? p->oncpu_ns / 1e6 * row->samples / rows->samples : 0,
+				row->label);
+	}
+}
+
+static void print_paths(FILE *f, const struct report *r, const struct sc_rows *rows)
+{
+	fprintf(f, "  by softcode (samples by softcode frames, outermost first):\n  %8s %6s  %s\n",
+		"samples", "share", "softcode");
+	for (size_t i = 0; i < rows->n && (int)i < r->top; i++)
+		fprintf(f, "  %8" PRIu64 " %5.1f%%  %s\n", rows->v[i].samples,
+			pct(rows->v[i].samples, rows->samples), rows->v[i].label);
+}
+
+void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	const struct sc_data *d = r->softcode;
+	struct sc_rows rows;
+
+	if (!d || !d->valid)
+		return;
+	if ((r->by & FOLD_VIEW_COMMAND) && !sc_command_rows(d, p->id, &rows)) {
+		if (rows.n)
+			print_commands(f, r, p, &rows);
+		sc_rows__free(&rows);
+	}
+	if ((r->by & FOLD_VIEW_SOFTCODE) && !sc_path_rows(d, p->id, &rows)) {
+		if (rows.n)
+			print_paths(f, r, &rows);
+		sc_rows__free(&rows);
+	}
+}
+
+void json_write_softcode(struct jw *w, const struct report *r)
+{
+	const struct sc_data *d = r->softcode;
+
+	if (!d || !(r->by & FOLD_VIEWS_SOFTCODE))
+		return;
+	jw_key(w, "softcode");
+	jw_obj(w);
+	jw_kbool(w, "available", d->valid);
+	jw_kstr(w, "why", d->valid ? NULL : d->why);
+	jw_kbool(w, "exact", d->exact);
+	jw_kstr(w, "names_from", d->names_from);
+	jw_ku64(w, "samples", d->stats.samples);
+	jw_ku64(w, "no_command", d->stats.no_cmd);
+	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);
+	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts);
+	jw_ku64(w, "lost", d->stats.lost);
+	jw_key(w, "phases");
+	jw_arr(w);
+	for (int i = 0; d->valid && i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+		struct sc_rows rows;
+
+		jw_obj(w);
+		jw_ku64(w, "id", p->id);
+		jw_kstr(w, "name", phase_name(p->id));
+		jw_key(w, "commands");
+		jw_arr(w);
+		if (!sc_command_rows(d, p->id, &rows)) {
+			for (size_t j = 0; j < rows.n; j++) {
+				jw_obj(w);
+				jw_kstr(w, "command", rows.v[j].label);
+				jw_ku64(w, "samples", rows.v[j].samples);
+				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				jw_ku64(w, "runs", rows.v[j].runs);
+				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
+				jw_obj_end(w);
+			}
+			sc_rows__free(&rows);
+		}
+		jw_arr_end(w);
+		jw_key(w, "softcode");
+		jw_arr(w);
+		if (!sc_path_rows(d, p->id, &rows)) {
+			for (size_t j = 0; j < rows.n; j++) {
+				jw_obj(w);
+				jw_kstr(w, "path", rows.v[j].label);
+				jw_ku64(w, "samples", rows.v[j].samples);
+				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				jw_obj_end(w);
+			}
+			sc_rows__free(&rows);
+		}
+		jw_arr_end(w);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}

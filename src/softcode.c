@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The softcode views' loader side: find mudstate.curr_cmd / curr_executor / curr_enactor,
+ * do_ufun's call of mux_exec and process_command in netmux's DWARF, point bpf/softcode.bpf.c at
+ * them in the running process, and read its maps.  Naming and rows are in softcode_name.c and
+ * softcode_rows.c.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "profiler.h"
+#include "fold.h"
+#include "log.h"
+#include "muxbpf.h"
+#include "muxbpf.skel.h"
+#include "opts.h"
+#include "softcode.h"
+
+struct softcode {
+	struct muxbpf_bpf *skel;
+	struct bpf_link *links[9];
+	int nlinks;
+	int clock_fd;
+	bool exact;
+	uint64_t bias;
+};
+
+/* --- finding the addresses ---------------------------------------------------------------- */
+
+static bool has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name) && sh.sh_type != SHT_NOBITS)
+			return true;
+	}
+	return false;
+}
+
+static int read_build_id(Elf *elf, char *hex, size_t size)
+{
+	Elf_Scn *scn = NULL;
+
+	hex[0] = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			const unsigned char *d = (const unsigned char *)data->d_buf + doff;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4)
+				continue;
+			for (size_t i = 0; i < nh.n_descsz && 2 * i + 2 < size; i++)
+				snprintf(hex + 2 * i, 3, "%02x", d[i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The separate debuginfo of a binary: by build-id under each directory. */
+static bool find_debug_file(Elf *elf, const char *const *dirs, int ndirs, char *out, size_t size)
+{
+	char id[130];
+
+	if (read_build_id(elf, id, sizeof(id)) || strlen(id) < 4)
+		return false;
+	for (int i = 0; i <= ndirs; i++) {
+		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
+
+		snprintf(out, size, "%s/.build-id/%.2s/%s.debug", dir, id, id + 2);
+		if (access(out, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+struct dwarf_scan {
+	struct sc_target *t;
+	bool have_state, have_obj;
+	uint32_t off_cmd, off_executor, off_enactor;
+	bool got_cmd, got_executor, got_enactor;
+};
+
+static void scan_members(struct dwarf_scan *s, Dwarf_Die *st, bool state)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(st, &m))
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word off;
+		const char *n;
+
+		if (dwarf_tag(&m) != DW_TAG_member || !(n = die_name(&m)))
+			continue;
+		if (!dwarf_attr(&m, DW_AT_data_member_location, &a) || dwarf_formudata(&a, &off))
+			continue;
+		if (state && !strcmp(n, "curr_cmd")) {
+			s->off_cmd = off;
+			s->got_cmd = true;
+		} else if (state && !strcmp(n, "curr_executor")) {
+			s->off_executor = off;
+			s->got_executor = true;
+		} else if (state && !strcmp(n, "curr_enactor")) {
+			s->off_enactor = off;
+			s->got_enactor = true;
+		} else if (!state && !strcmp(n, "name")) {
+			s->t->obj_name_off = off;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+/* do_ufun's out-of-line copies: the call of mux_exec and the next call after it. */
+static void scan_ufun(struct dwarf_scan *s, Dwarf_Die *fn)
+{
+	uint64_t rets[64];
+	bool is_exec[64];
+	int n = 0;
+	Dwarf_Die c;
+
+	if (dwarf_child(fn, &c))
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Addr ret;
+		Dwarf_Die origin;
+		const char *on;
+
+		if ((dwarf_tag(&c) != DW_TAG_call_site && dwarf_tag(&c) != DW_TAG_GNU_call_site) ||
+		    n >= 64)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_call_return_pc, &a) &&
+		    !dwarf_attr(&c, DW_AT_low_pc, &a))
+			continue;
+		if (dwarf_formaddr(&a, &ret))
+			continue;
+		on = NULL;
+		if ((dwarf_attr(&c, DW_AT_call_origin, &a) ||
+		     dwarf_attr(&c, DW_AT_abstract_origin, &a)) &&
+		    dwarf_formref_die(&a, &origin))
+			on = die_name(&origin);
+		rets[n] = ret;
+		is_exec[n++] = on && !strcmp(on, "mux_exec");
+	} while (dwarf_siblingof(&c, &c) == 0);
+	for (int i = 0; i < n; i++) {
+		uint64_t next = 0;
+
+		if (!is_exec[i])
+			continue;
+		for (int j = 0; j < n; j++)
+			if (rets[j] > rets[i] && (!next || rets[j] < next))
+				next = rets[j];
+		if (next && s->t->nufun < 4) {
+			/* both are direct calls (5 bytes): the probes sit on the call instructions */
+			s->t->ufun_enter[s->t->nufun] = rets[i] - 5;
+			s->t->ufun_exit[s->t->nufun++] = next - 5;
+		}
+	}
+}
+
+static void scan_die(struct dwarf_scan *s, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	do {
+		int tag = dwarf_tag(die);
+		const char *n;
+
+		if (tag == DW_TAG_structure_type && !dwarf_hasattr(die, DW_AT_declaration) &&
+		    (n = die_name(die))) {
+			if (!s->have_state && !strcmp(n, "statedata")) {
+				s->have_state = true;
+				scan_members(s, die, true);
+			} else if (!s->have_obj && !strcmp(n, "object")) {
+				Dwarf_Word size;
+				Dwarf_Attribute a;
+
+				if (dwarf_attr(die, DW_AT_byte_size, &a) && !dwarf_formudata(&a, &size)) {
+					s->have_obj = true;
+					s->t->obj_size = size;
+					scan_members(s, die, false);
+				}
+			}
+		} else if (tag == DW_TAG_subprogram && dwarf_hasattr(die, DW_AT_low_pc) &&
+			   (n = die_name(die)) && !strcmp(n, "do_ufun")) {
+			scan_ufun(s, die);
+		}
+		if (depth < 2 && (tag == DW_TAG_namespace || tag == DW_TAG_compile_unit) &&
+		    dwarf_child(die, &child) == 0)
+			scan_die(s, &child, depth + 1);
+	} while (dwarf_siblingof(die, die) == 0);
+}
+
+static void scan_symbols(Elf *elf, struct sc_target *t, uint64_t *mudstate)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 24);
+		     i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, i, &sym) || !sym.st_value ||
+			    !(n = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			if (!strcmp(n, "mudstate"))
+				*mudstate = sym.st_value;
+			else if (!strcmp(n, "db") && GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
+				t->db = sym.st_value;
+			else if (!strncmp(n, "_Z15process_command", 19) &&
+				 GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+				t->process_command = sym.st_value;
+		}
+	}
+}
+
+/* Is the byte at ELF address vaddr of exe a direct call (0xe8)? */
+static bool is_call(Elf *elf, int fd, uint64_t vaddr)
+{
+	size_t n;
+	unsigned char b = 0;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		return pread(fd, &b, 1, vaddr - ph.p_vaddr + ph.p_offset) == 1 && b == 0xe8;
+	}
+	return false;
+}
+
+void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct sc_target *t)
+{
+	struct dwarf_scan s = { .t = t };
+	Elf *elf = NULL, *delf = NULL;
+	int fd = -1, dfd = -1, ok = 0;
+	uint64_t mudstate = 0;
+	Dwarf *dw = NULL;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	memset(t, 0, sizeof(*t));
+	elf_version(EV_CURRENT);
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(t->why, sizeof(t->why), "cannot read %s", exe);
+		goto out;
+	}
+	if (has_section(elf, ".debug_info")) {
+		snprintf(t->dwarf_file, sizeof(t->dwarf_file), "%s", exe);
+		dfd = fd;
+		delf = elf;
+	} else if (find_debug_file(elf, dirs, ndirs, t->dwarf_file, sizeof(t->dwarf_file))) {
+		dfd = open(t->dwarf_file, O_RDONLY | O_CLOEXEC);
+		delf = dfd >= 0 ? elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
+	}
+	if (!delf) {
+		snprintf(t->why, sizeof(t->why),
+			 "%s has no DWARF and no debuginfo was found by build-id (--debug-dir, "
+			 "/usr/lib/debug)", exe);
+		goto out;
+	}
+	scan_symbols(delf, t, &mudstate);
+	if (delf != elf && !mudstate)
+		scan_symbols(elf, t, &mudstate);
+	dw = dwarf_begin_elf(delf, DWARF_C_READ, NULL);
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &cu) == 0)
+			scan_die(&s, &cu, 1);
+		off = next;
+	}
+	/* keep only probe sites that really are call instructions */
+	for (int i = 0; i < t->nufun; i++) {
+		if (is_call(elf, fd, t->ufun_enter[i]) && is_call(elf, fd, t->ufun_exit[i])) {
+			t->ufun_enter[ok] = t->ufun_enter[i];
+			t->ufun_exit[ok++] = t->ufun_exit[i];
+		}
+	}
+	t->nufun = ok;
+	if (!mudstate || !s.got_cmd || !s.got_executor || !s.got_enactor) {
+		snprintf(t->why, sizeof(t->why), "%s: no mudstate.curr_cmd in its DWARF (%.200s)", exe,
+			 t->dwarf_file);
+		goto out;
+	}
+	t->curr_cmd = mudstate + s.off_cmd;
+	t->curr_executor = mudstate + s.off_executor;
+	t->curr_enactor = mudstate + s.off_enactor;
+	if (!t->obj_name_off)
+		t->db = 0;
+	t->ok = true;
+out:
+	if (dw)
+		dwarf_end(dw);
+	if (delf && delf != elf)
+		elf_end(delf);
+	if (dfd >= 0 && dfd != fd)
+		close(dfd);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* --- attaching -------------------------------------------------------------------------------- */
+
+/* The load bias of exe in pid: where ELF address 0 sits, from the mapping of file offset 0. */
+static int load_bias(pid_t pid, const char *exe, uint64_t *bias)
+{
+	char path[64], line[4608], real[4096];
+	uint64_t lo_vaddr = UINT64_MAX;
+	int fd, found = -ENOENT;
+	Elf *elf;
+	size_t n;
+	FILE *f;
+
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getphdrnum(elf, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && ph.p_offset == 0)
+				lo_vaddr = ph.p_vaddr & ~0xfffull;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (lo_vaddr == UINT64_MAX)
+		return -ENOEXEC;
+	if (!realpath(exe, real))
+		snprintf(real, sizeof(real), "%s", exe);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, offset;
+		char file[4096] = "";
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095[^\n]", &start, &end, &offset,
+			   file) < 3 || offset)
+			continue;
+		if (strcmp(file, real) && strcmp(file, exe))
+			continue;
+		*bias = start - lo_vaddr;
+		found = 0;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/* File offset of ELF address vaddr (uprobes are placed by file offset). */
+static int64_t file_offset(const char *exe, uint64_t vaddr)
+{
+	int64_t off = -ENOENT;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	size_t n;
+
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getphdrnum(elf, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+			    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+				off = vaddr - ph.p_vaddr + ph.p_offset;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return off;
+}
+
+static int add_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid, const char *exe,
+		     uint64_t vaddr)
+{
+	int64_t off = file_offset(exe, vaddr);
+	struct bpf_link *l;
+
+	if (off < 0 || sc->nlinks >= (int)(sizeof(sc->links) / sizeof(sc->links[0])))
+		return off < 0 ? (int)off : -E2BIG;
+	l = bpf_program__attach_uprobe(prog, false, pid, exe, off);
+	if (!l) {
+		int err = -errno;
+
+		pr_err("failed to attach uprobe %s at %s+0x%llx: %s", bpf_program__name(prog), exe,
+		       (unsigned long long)off, strerror(-err));
+		return err;
+	}
+	sc->links[sc->nlinks++] = l;
+	return 0;
+}
+
+/* netmux's main thread's task clock: exact on-CPU time, readable from BPF (no inherit). */
+static int open_clock(pid_t tid)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.size = sizeof(attr),
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe,
+				  const struct sc_target *t, bool exact)
+{
+	struct softcode *sc = calloc(1, sizeof(*sc));
+	uint64_t bias = 0;
+	int err;
+
+	if (!sc)
+		return NULL;
+	sc->skel = profiler__skel(p);
+	sc->clock_fd = -1;
+	err = load_bias(pid, exe, &bias);
+	if (err) {
+		pr_err("softcode views: cannot find %s in the memory map of pid %d: %s", exe, pid,
+		       strerror(-err));
+		goto out_free;
+	}
+	for (int i = 0; i < t->nufun && !err; i++) {
+		err = add_probe(sc, sc->skel->progs.mb_sc_ufun_enter, pid, exe, t->ufun_enter[i]);
+		if (!err)
+			err = add_probe(sc, sc->skel->progs.mb_sc_ufun_exit, pid, exe,
+					t->ufun_exit[i]);
+	}
+	if (!err && exact) {
+		int key = 0;
+
+		sc->clock_fd = open_clock(pid);
+		err = sc->clock_fd < 0 ? sc->clock_fd : 0;
+		if (err)
+			pr_err("softcode views: failed to open netmux's task clock: %s",
+			       strerror(-err));
+		if (!err && bpf_map_update_elem(bpf_map__fd(sc->skel->maps.sc_clock), &key,
+						&sc->clock_fd, BPF_ANY)) {
+			err = -errno;
+			pr_err("softcode views: failed to store the task clock: %s", strerror(-err));
+		}
+		if (!err && !t->process_command) {
+			pr_err("softcode views: no process_command in %s", exe);
+			err = -ENOENT;
+		}
+		if (!err)
+			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_start, pid, exe,
+					t->process_command);
+		sc->exact = !err;
+	}
+	if (err)
+		goto out_free;
+	sc->bias = bias;
+	/* the config last: the sampler starts reading netmux's memory from here */
+	sc->skel->bss->sc_config.curr_cmd = bias + t->curr_cmd;
+	sc->skel->bss->sc_config.curr_executor = bias + t->curr_executor;
+	sc->skel->bss->sc_config.curr_enactor = bias + t->curr_enactor;
+	sc->skel->bss->sc_config.tid = pid;
+	__atomic_store_n(&sc->skel->bss->sc_config.pid, pid, __ATOMIC_RELEASE);
+	return sc;
+out_free:
+	softcode__free(sc);
+	errno = -err;
+	return NULL;
+}
+
+void softcode__free(struct softcode *sc)
+{
+	if (!sc)
+		return;
+	if (sc->skel)
+		sc->skel->bss->sc_config.pid = 0;
+	for (int i = 0; i < sc->nlinks; i++)
+		bpf_link__destroy(sc->links[i]);
+	if (sc->clock_fd >= 0)
+		close(sc->clock_fd);
+	free(sc);
+}
+
+/* --- collecting ------------------------------------------------------------------------------ */
+
+#define GROW(arr, n, cap)                                                                          \
+	({                                                                                         \
+		int __e = 0;                                                                       \
+		if ((n) == (cap)) {                                                                \
+			size_t __c = (cap) ? (cap) * 2 : 64;                                       \
+			void *__v = realloc((arr), __c * sizeof(*(arr)));                          \
+			if (__v) {                                                                 \
+				(arr) = __v;                                                       \
+				(cap) = __c;                                                       \
+			} else {                                                                   \
+				__e = -ENOMEM;                                                     \
+			}                                                                          \
+		}                                                                                  \
+		__e;                                                                               \
+	})
+
+int softcode__collect(struct softcode *sc, struct sc_data *d)
+{
+	struct muxbpf_bpf *skel = sc->skel;
+	size_t cap;
+	int fd, err = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->valid = true;
+	d->exact = sc->exact;
+	d->bias = sc->bias;
+	d->stats = skel->bss->sc_stats;
+	{
+		struct muxbpf_sc_cmd_key k, *prev = NULL;
+		__u32 id;
+
+		fd = bpf_map__fd(skel->maps.sc_cmds);
+		cap = 0;
+		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+			struct muxbpf_sc_cmd_key cur = k;
+
+			prev = &k;
+			if (bpf_map_lookup_elem(fd, &cur, &id) || (err = GROW(d->cmds, d->ncmds, cap)))
+				continue;
+			memset(&d->cmds[d->ncmds], 0, sizeof(d->cmds[0]));
+			d->cmds[d->ncmds].id = id;
+			d->cmds[d->ncmds].executor = cur.executor;
+			d->cmds[d->ncmds].enactor = cur.enactor;
+			memcpy(d->cmds[d->ncmds].text, cur.text, MUXBPF_SC_TEXT);
+			d->ncmds++;
+		}
+	}
+	{
+		struct muxbpf_sc_frame_key k, *prev = NULL;
+		__u32 id;
+
+		fd = bpf_map__fd(skel->maps.sc_frames);
+		cap = 0;
+		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+			struct muxbpf_sc_frame_key cur = k;
+
+			prev = &k;
+			if (bpf_map_lookup_elem(fd, &cur, &id) ||
+			    (err = GROW(d->frames, d->nframes, cap)))
+				continue;
+			memset(&d->frames[d->nframes], 0, sizeof(d->frames[0]));
+			d->frames[d->nframes].id = id;
+			d->frames[d->nframes].thing = cur.thing;
+			d->frames[d->nframes].executor = cur.executor;
+			memcpy(d->frames[d->nframes].text, cur.text, MUXBPF_SC_FTEXT);
+			d->nframes++;
+		}
+	}
+	{
+		struct muxbpf_sc_path_key k, *prev = NULL;
+		__u32 id;
+
+		fd = bpf_map__fd(skel->maps.sc_paths);
+		cap = 0;
+		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+			struct muxbpf_sc_path_key cur = k;
+
+			prev = &k;
+			if (bpf_map_lookup_elem(fd, &cur, &id) ||
+			    (err = GROW(d->paths, d->npaths, cap)))
+				continue;
+			d->paths[d->npaths].id = id;
+			memcpy(d->paths[d->npaths].frames, cur.frames, sizeof(cur.frames));
+			d->npaths++;
+		}
+	}
+	{
+		struct muxbpf_sc_sample_key k, *prev = NULL;
+		__u64 v;
+
+		fd = bpf_map__fd(skel->maps.sc_samples);
+		cap = 0;
+		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+			struct muxbpf_sc_sample_key cur = k;
+
+			prev = &k;
+			if (bpf_map_lookup_elem(fd, &cur, &v) ||
+			    (err = GROW(d->counts, d->ncounts, cap)))
+				continue;
+			d->counts[d->ncounts].key = cur;
+			d->counts[d->ncounts++].count = v;
+		}
+	}
+	{
+		struct muxbpf_sc_time_key k, *prev = NULL;
+		struct muxbpf_sc_time_val v;
+
+		fd = bpf_map__fd(skel->maps.sc_times);
+		cap = 0;
+		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+			struct muxbpf_sc_time_key cur = k;
+
+			prev = &k;
+			if (bpf_map_lookup_elem(fd, &cur, &v) ||
+			    (err = GROW(d->times, d->ntimes, cap)))
+				continue;
+			d->times[d->ntimes].key = cur;
+			d->times[d->ntimes++].val = v;
+		}
+	}
+	if (err) {
+		pr_err("failed to read the softcode maps: %s", strerror(-err));
+		sc_data__free(d);
+	}
+	return err;
+}
+
+/* --- the session's hooks ----------------------------------------------------------------------- */
+
+struct softcode *softcode__start(const struct opts *o, struct profiler *p, pid_t pid,
+				 const char *exe, struct sc_target *t, struct sc_data *d)
+{
+	struct softcode *sc;
+
+	memset(d, 0, sizeof(*d));
+	if (!(o->by & FOLD_VIEWS_SOFTCODE) || !p)
+		return NULL;
+	softcode__find(exe, o->debug_dirs, o->ndebug_dirs, t);
+	if (!t->ok) {
+		snprintf(d->why, sizeof(d->why), "%s", t->why);
+		return NULL;
+	}
+	sc = softcode__attach(p, pid, exe, t, o->exact_commands);
+	if (!sc)
+		snprintf(d->why, sizeof(d->why), "the softcode probes could not be attached: %s",
+			 strerror(errno));
+	return sc;
+}
+
+void softcode__finish(struct softcode *sc, const struct sc_target *t, pid_t pid, int port,
+		      const char *login, struct sc_data *d)
+{
+	char why[sizeof(d->why)];
+
+	if (!sc)
+		return;
+	snprintf(why, sizeof(why), "%s", d->why);
+	if (softcode__collect(sc, d)) {
+		snprintf(d->why, sizeof(d->why), "the softcode maps could not be read");
+	} else {
+		/* samples stop counting under commands before the maps are named */
+		sc->skel->bss->sc_config.pid = 0;
+		softcode__name(d, t, pid, port, login);
+	}
+	softcode__free(sc);
+}
