@@ -218,7 +218,10 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 	unsigned int ids[MUXBPF_MAX_PHASES];
 	struct sprof_run in = { .prof = &run->profile, .res = res, .pid = (uint32_t)run->pid,
 				.nphases = r->nphases, .ids = ids, .ledgers = ledgers,
-				.sites = sites };
+				.sites = sites,
+				.softcode = run->softcode.valid && (r->by & FOLD_VIEW_SOFTCODE)
+						    ? &run->softcode
+						    : NULL };
 
 	for (int i = 0; i < r->nphases; i++) {
 		ids[i] = r->phases[i].id;

@@ -45,8 +45,9 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 	int shown = 0;
 
 	if (d->exact)
-		fprintf(f, "  by command (on-CPU exact, from each command's start to the next's; "
-			   "samples user-mode):\n  %10s %8s %9s %8s %6s  %s\n",
+		fprintf(f, "  by command (on-CPU: netmux's task clock from each command's start to "
+			   "the next's, x%.3f to the kernel's runtime; samples user-mode):\n"
+			   "  %10s %8s %9s %8s %6s  %s\n", rows->scale,
 			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "command");
 	else
 		fprintf(f, "  by command (samples; est. ms = the phase's on-CPU x share):\n"
@@ -83,7 +84,7 @@ void report_print_softcode(FILE *f, const struct report *r, const struct report_
 
 	if (!d || !d->valid)
 		return;
-	if ((r->by & FOLD_VIEW_COMMAND) && !sc_command_rows(d, p->id, &rows)) {
+	if ((r->by & FOLD_VIEW_COMMAND) && !sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
 		if (rows.n)
 			print_commands(f, r, p, &rows);
 		sc_rows__free(&rows);
@@ -123,7 +124,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_kstr(w, "name", phase_name(p->id));
 		jw_key(w, "commands");
 		jw_arr(w);
-		if (!sc_command_rows(d, p->id, &rows)) {
+		if (!sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
 			for (size_t j = 0; j < rows.n; j++) {
 				jw_obj(w);
 				jw_kstr(w, "command", rows.v[j].label);
@@ -131,6 +132,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
 				jw_ku64(w, "runs", rows.v[j].runs);
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
+				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

@@ -52,6 +52,7 @@ struct sc_cmd {
 	char *label;   /* the row: "$slow SoftObj(#12)/CMD_SLOW", "look", "(between commands)" */
 	bool primary;  /* counts as a run of its row (a $-command's action, a typed built-in) */
 	char *frame;   /* the softcode frame of a $-command ("SoftObj(#12)/CMD_SLOW") or NULL */
+	char *obj;     /* its object, "#12" */
 };
 
 struct sc_frame {
@@ -149,24 +150,34 @@ struct sc_row {
 	char *label;
 	uint64_t samples;
 	uint64_t runs;    /* exact mode: commands started */
-	uint64_t cpu_ns;  /* exact mode: task clock over their segments */
+	uint64_t clock_ns; /* exact mode: task clock over their segments */
+	uint64_t cpu_ns;  /* exact mode: clock_ns scaled to the phase's on-CPU (see sc_rows) */
 };
 
 struct sc_rows {
 	struct sc_row *v; /* by exact on-CPU (or samples), descending */
 	size_t n;
 	uint64_t samples; /* all of the phase's command-thread samples */
+	/*
+	 * The task clock also counts the context-switch path (~12 us per switch in this kind of
+	 * VM) that the kernel's runtime accounting leaves out: under preemption the segments add
+	 * up to more than the phase's exact on-CPU.  cpu_ns = clock_ns * scale, where scale =
+	 * on-CPU / the sum of clock_ns, so that the rows share out the kernel's exact runtime.
+	 */
+	double scale;
 };
 
-/* Rows of phase by command label.  0 or -ENOMEM. */
-int sc_command_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *out);
+/* Rows of phase by command label; oncpu_ns: the phase's exact on-CPU (0: no scaling).
+ * 0 or -ENOMEM. */
+int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_ns,
+		    struct sc_rows *out);
 /* Rows of phase by softcode path ("CMD > FN > FN"); samples only.  0 or -ENOMEM. */
 int sc_path_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *out);
 void sc_rows__free(struct sc_rows *r);
 
 /* The softcode frames of one sample key, outermost first: the command's frame (when it is a
- * $-command) and its u() frames.  Returns how many were written (at most max). */
+ * $-command: *ncmd = 1, else 0) and its u() frames.  Returns how many were written (<= max). */
 int sc_sample_frames(const struct sc_data *d, const struct muxbpf_sc_sample_key *k,
-		     const char **labels, const char **objs, int max);
+		     const char **labels, const char **objs, int max, int *ncmd);
 
 #endif /* MUXBPF_SOFTCODE_H */

@@ -119,7 +119,8 @@ void sc_label(struct sc_data *d)
 
 		free(c->label);
 		free(c->frame);
-		c->label = c->frame = NULL;
+		free(c->obj);
+		c->label = c->frame = c->obj = NULL;
 		c->primary = true;
 		if (!c->text[0]) {
 			c->label = strdup("(between commands)");
@@ -131,6 +132,8 @@ void sc_label(struct sc_data *d)
 			c->primary = false; /* the matching of a typed $-command: its action counts */
 		if (a) {
 			c->frame = attr_frame(d, a);
+			snprintf(buf, sizeof(buf), "#%d", a->obj);
+			c->obj = strdup(buf);
 			snprintf(buf, sizeof(buf), "$%s %s", a->pattern, c->frame ? c->frame : "");
 			c->label = strdup(buf);
 			continue;
@@ -219,8 +222,10 @@ static const char *cmd_label(const struct sc_cmd *c)
 	return c && c->label ? c->label : "(between commands)";
 }
 
-int sc_command_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *out)
+int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_ns,
+		    struct sc_rows *out)
 {
+	uint64_t clock = 0;
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -248,8 +253,12 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, struct sc_rows 
 			goto out_nomem;
 		if (c && c->primary)
 			r->runs += t->val.count;
-		r->cpu_ns += t->val.cpu_ns;
+		r->clock_ns += t->val.cpu_ns;
+		clock += t->val.cpu_ns;
 	}
+	out->scale = oncpu_ns && clock ? (double)oncpu_ns / clock : 1.0;
+	for (size_t i = 0; i < out->n; i++)
+		out->v[i].cpu_ns = (uint64_t)(out->v[i].clock_ns * out->scale + 0.5);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), row_cmp);
 	return 0;
@@ -259,17 +268,17 @@ out_nomem:
 }
 
 int sc_sample_frames(const struct sc_data *d, const struct muxbpf_sc_sample_key *k,
-		     const char **labels, const char **objs, int max)
+		     const char **labels, const char **objs, int max, int *ncmd)
 {
 	const struct sc_cmd *c = cmd_by_id(d, k->cmd);
 	const struct sc_path *p = path_by_id(d, k->path);
 	int n = 0;
 
+	*ncmd = 0;
 	if (c && c->frame && n < max) {
-		const char *hash = strrchr(c->frame, '#');
-
 		labels[n] = c->frame;
-		objs[n++] = hash ? hash : c->frame;
+		objs[n++] = c->obj;
+		*ncmd = 1;
 	}
 	for (int i = 0; p && i < MUXBPF_SC_DEPTH && n < max; i++) {
 		const struct sc_frame *f = frame_by_id(d, p->frames[i]);
@@ -289,10 +298,11 @@ int sc_path_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *ou
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->scale = 1.0;
 	for (size_t i = 0; i < d->ncounts; i++) {
 		const struct sc_count *k = &d->counts[i];
 		const char *labels[MUXBPF_SC_DEPTH + 1], *objs[MUXBPF_SC_DEPTH + 1];
-		int n = sc_sample_frames(d, &k->key, labels, objs, MUXBPF_SC_DEPTH + 1);
+		int ncmd, n = sc_sample_frames(d, &k->key, labels, objs, MUXBPF_SC_DEPTH + 1, &ncmd);
 		char buf[2048] = "";
 		size_t len = 0;
 		struct sc_row *r;
@@ -328,6 +338,7 @@ void sc_data__free(struct sc_data *d)
 	for (size_t i = 0; i < d->ncmds; i++) {
 		free(d->cmds[i].label);
 		free(d->cmds[i].frame);
+		free(d->cmds[i].obj);
 	}
 	for (size_t i = 0; i < d->nframes; i++) {
 		free(d->frames[i].label);

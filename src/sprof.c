@@ -392,6 +392,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 {
 	const struct mb_profile *prof = run->prof;
 	const struct mb_resolved *res = run->res;
+	bool softcode = run->softcode != NULL;
 	int err;
 
 	/* phases in the report's order, also those without samples */
@@ -403,11 +404,16 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 
 		if (s->pid != run->pid || s->phase >= MUXBPF_MAX_PHASES || !sp->has[s->phase])
 			continue;
+		/* --by softcode: the command thread's stacks come with their softcode frames */
+		if (softcode && s->tid == run->pid)
+			continue;
 		err = sprof_add_sample(sp, s->phase, res->stacks[i].frames, res->stacks[i].n,
 				       s->count);
 		if (err)
 			return err;
 	}
+	if (softcode && (err = sprof_add_softcode(sp, run)))
+		return err;
 	for (int i = 0; i < run->nphases; i++) {
 		if (!run->ledgers[i])
 			continue;

@@ -99,6 +99,7 @@ struct mb_profile;
 struct mb_resolved;
 struct mb_rstack;
 struct phase_ledger;
+struct sc_data;
 
 /* One run as assemble.c resolved it, for sprof_add_run. */
 struct sprof_run {
@@ -109,8 +110,11 @@ struct sprof_run {
 	const unsigned int *ids;        /* the report's phases, in its order */
 	const struct phase_ledger *const *ledgers; /* per phase, NULL without a ledger */
 	const struct mb_rstack *const *sites; /* per phase, the frames of ledgers[i]->sites[j] */
+	const struct sc_data *softcode; /* --by softcode: the command thread's softcode frames */
 };
 /* Add one run: its samples and the kernel time of its ledgers by call site. */
 int sprof_add_run(struct sprof *sp, const struct sprof_run *run);
+/* --by softcode (src/sprof_softcode.c): the command thread's samples with softcode frames. */
+int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run);
 
 #endif /* MUXBPF_SPROF_H */

@@ -200,7 +200,7 @@ static int game_lines(int fd, int n, const char *want, char *last, size_t size)
 		ssize_t r;
 
 		while ((nl = memchr(buf, '\n', len))) {
-			size_t l = nl - buf;
+			size_t used = nl - buf + 1, l = nl - buf;
 
 			*nl = 0;
 			if (l && buf[l - 1] == '\r')
@@ -213,8 +213,8 @@ static int game_lines(int fd, int n, const char *want, char *last, size_t size)
 				else
 					n--;
 			}
-			memmove(buf, nl + 1, len - l - 1);
-			len -= l + 1;
+			memmove(buf, buf + used, len - used);
+			len -= used;
 			if (n <= 0 && !want)
 				return 0;
 		}
@@ -273,8 +273,16 @@ static int softcode(int argc, char **argv)
 	sa.sin_port = htons(atoi(argv[2]));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	count = atoi(argv[4]);
-	gfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (connect(gfd, (struct sockaddr *)&sa, sizeof(sa))) {
+	/* the game may still be booting: try for 20 s */
+	for (int i = 0; i < 400; i++) {
+		gfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(gfd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		close(gfd);
+		gfd = -1;
+		usleep(50000);
+	}
+	if (gfd < 0) {
 		fprintf(stderr, "helper_live: cannot connect to port %s: %s\n", argv[2],
 			strerror(errno));
 		return 1;

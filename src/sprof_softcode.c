@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --by softcode in the artifacts: netmux's command-thread stacks with the softcode frames
+ * inserted where the C++ code evaluates them: a $-command's frame ("SoftObj(#13)/CMD_UFN")
+ * above the outermost process_command, the k-th u() frame above the k-th do_ufun from the root.
+ * A softcode frame whose C++ anchor is not on the stack goes at the root.  In pprof a softcode
+ * frame is a function whose file is "softcode:#N".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fold.h"
+#include "report.h"
+#include "resolve.h"
+#include "softcode.h"
+#include "sprof.h"
+
+static uint64_t hash_ips(uint32_t phase, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ phase;
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdull;
+	return h ^ nr;
+}
+
+static bool anchors(const struct mb_sym *f, const char *prefix)
+{
+	return f->name && !strncmp(f->name, prefix, strlen(prefix));
+}
+
+/* Open addressing over the command thread's samples by (phase, stack). */
+struct sample_index {
+	size_t *slots; /* sample index + 1 */
+	size_t size;
+};
+
+static int index_build(struct sample_index *ix, const struct mb_profile *prof, uint32_t pid)
+{
+	ix->size = 1;
+	while (ix->size < prof->n * 2 + 2)
+		ix->size <<= 1;
+	ix->slots = calloc(ix->size, sizeof(*ix->slots));
+	if (!ix->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < prof->n; i++) {
+		const struct mb_sample *s = &prof->samples[i];
+		size_t h;
+
+		if (s->pid != pid || s->tid != pid)
+			continue;
+		h = hash_ips(s->phase, s->ips, s->nr) & (ix->size - 1);
+		while (ix->slots[h])
+			h = (h + 1) & (ix->size - 1);
+		ix->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+static long index_find(const struct sample_index *ix, const struct mb_profile *prof,
+		       uint32_t phase, const uint64_t *ips, uint32_t nr)
+{
+	size_t h = hash_ips(phase, ips, nr) & (ix->size - 1);
+
+	for (; ix->slots[h]; h = (h + 1) & (ix->size - 1)) {
+		const struct mb_sample *s = &prof->samples[ix->slots[h] - 1];
+
+		if (s->phase == phase && s->nr == nr && !memcmp(s->ips, ips, nr * sizeof(*ips)))
+			return (long)ix->slots[h] - 1;
+	}
+	return -1;
+}
+
+/*
+ * Leaf-first frames of one stack with the k softcode frames sc[] (outermost first; the first
+ * ncmd of them anchor on process_command, the rest on do_ufun) inserted into out (room for
+ * st->n + k).  Returns the frame count.
+ */
+static uint32_t insert_frames(const struct mb_rstack *st, const struct mb_sym *sc, int ncmd,
+			      int k, struct mb_sym *out)
+{
+	uint32_t n = 0;
+	int next = 0;
+
+	/* root first into out, then flipped */
+	for (uint32_t i = st->n; i-- > 0;) {
+		const struct mb_sym *f = &st->frames[i];
+
+		out[n++] = *f;
+		if (next < k && anchors(f, next < ncmd ? "process_command(" : "do_ufun("))
+			out[n++] = sc[next++];
+	}
+	if (next < k) {
+		/* an anchor is not on the stack (inlined, another build): all at the root */
+		n = 0;
+		for (int j = 0; j < k; j++)
+			out[n++] = sc[j];
+		for (uint32_t i = st->n; i-- > 0;)
+			out[n++] = st->frames[i];
+	}
+	for (uint32_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+		struct mb_sym t = out[a];
+
+		out[a] = out[b];
+		out[b] = t;
+	}
+	return n;
+}
+
+int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
+{
+	const struct sc_data *d = run->softcode;
+	const struct mb_profile *prof = run->prof;
+	const struct mb_resolved *res = run->res;
+	struct sample_index ix;
+	struct mb_sym *buf = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	err = index_build(&ix, prof, run->pid);
+	if (err)
+		return err;
+	for (size_t i = 0; i < d->ncounts && !err; i++) {
+		const struct sc_count *c = &d->counts[i];
+		const char *labels[MUXBPF_SC_DEPTH + 1], *objs[MUXBPF_SC_DEPTH + 1];
+		char files[MUXBPF_SC_DEPTH + 1][80];
+		struct mb_sym sc[MUXBPF_SC_DEPTH + 1];
+		const uint64_t *ips = (const uint64_t *)&c->key.ip;
+		uint32_t nr = c->key.ip ? 1 : 0, n;
+		int k, ncmd;
+		long s;
+
+		if (c->key.phase >= MUXBPF_MAX_PHASES || !sp->has[c->key.phase])
+			continue;
+		if (c->key.stack_id >= 0) {
+			const struct mb_stack *st = stack_table__find(&prof->stacks, c->key.stack_id);
+
+			if (!st)
+				continue;
+			ips = st->ips;
+			nr = st->nr;
+		}
+		s = index_find(&ix, prof, c->key.phase, ips, nr);
+		if (s < 0 || (size_t)s >= res->n)
+			continue;
+		k = sc_sample_frames(d, &c->key, labels, objs, MUXBPF_SC_DEPTH + 1, &ncmd);
+		for (int j = 0; j < k; j++) {
+			memset(&sc[j], 0, sizeof(sc[j]));
+			snprintf(files[j], sizeof(files[j]), "softcode:%s", objs[j] ? objs[j] : "?");
+			sc[j].name = labels[j];
+			sc[j].file = files[j];
+			sc[j].file_rel = files[j];
+			sc[j].build_id = "";
+			/* frames intern by (file, offset, name): the name tells them apart */
+			sc[j].offset = 0;
+			sc[j].why = MB_NAMED;
+		}
+		if (res->stacks[s].n + k > cap) {
+			struct mb_sym *g = realloc(buf, (res->stacks[s].n + k) * sizeof(*g));
+
+			if (!g) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = g;
+			cap = res->stacks[s].n + k;
+		}
+		n = insert_frames(&res->stacks[s], sc, ncmd, k, buf);
+		err = sprof_add_sample(sp, c->key.phase, buf, n, c->count);
+	}
+	free(buf);
+	free(ix.slots);
+	return err;
+}
