@@ -5,7 +5,8 @@
  * mudstate.curr_executor from the sampled thread's memory (addresses found in DWARF by
  * src/softcode.c).  u() frames come from two uprobes on do_ufun's call of mux_exec and on the
  * call right after it (both `call` instructions, which uprobes emulate: no single-step).  The
- * exact mode adds one uprobe on process_command's entry and reads netmux's own task clock there.
+ * exact mode adds uprobes on process_command's entry and after its calls, and reads netmux's own
+ * task clock there.
  * Everything here runs on netmux's command thread only (one CPU at a time, never nested: the
  * sampler is user-mode only, the uprobes run in the kernel), so plain increments are safe.
  */
@@ -33,11 +34,14 @@ struct {
 	__u32 id[MUXBPF_SC_DEPTH];
 } sc_ustack;
 
-/* Exact mode: the command whose segment is open, its phase and task clock at its start. */
+/* Exact mode: the open command, its phase, the task clock at its start and at its return. */
 struct {
 	__u32 cmd;
 	__u32 phase;
 	__u64 start;
+	__u64 end;
+	__u32 ended;
+	__u32 __pad;
 } sc_seg;
 
 struct {
@@ -237,7 +241,6 @@ SEC("uprobe")
 int mb_sc_ufun_exit(struct pt_regs *ctx)
 {
 	__u64 sp = PT_REGS_SP(ctx);
-	__u32 n;
 
 	if (!on_command_thread())
 		return 0;
@@ -250,10 +253,27 @@ int mb_sc_ufun_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
+{
+	struct muxbpf_sc_time_key tk = { .phase = ph, .cmd = cmd };
+	struct muxbpf_sc_time_val *tv, zero = {};
+
+	tv = bpf_map_lookup_elem(&sc_times, &tk);
+	if (!tv) {
+		bpf_map_update_elem(&sc_times, &tk, &zero, BPF_NOEXIST);
+		tv = bpf_map_lookup_elem(&sc_times, &tk);
+	}
+	if (tv)
+		tv->cpu_ns += ns;
+	else
+		sc_stats.lost++;
+}
+
 /*
- * Exact mode, at process_command's entry (executor in edi, the command text in r9): the open
- * segment's on-CPU time is the task clock since its start; a new segment opens for this
- * command.  The time between commands (output, the next select) goes to the command before.
+ * Exact mode, at process_command's entry (executor in edi, enactor in edx, the command text in
+ * r9): the time since the last command returned is between commands (cmd 0); a command that
+ * did not return (a nested one starts, a missed exit) is charged up to here.  A new command
+ * opens.
  */
 SEC("uprobe")
 int mb_sc_cmd_start(struct pt_regs *ctx)
@@ -272,13 +292,10 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 		sc_seg.cmd = 0;
 		return 0;
 	}
-	if (sc_seg.cmd && v.counter >= sc_seg.start) {
-		tk.phase = sc_seg.phase;
-		tk.cmd = sc_seg.cmd;
-		tv = bpf_map_lookup_elem(&sc_times, &tk);
-		if (tv)
-			tv->cpu_ns += v.counter - sc_seg.start;
-	}
+	if (sc_seg.cmd && !sc_seg.ended && v.counter >= sc_seg.start)
+		charge(sc_seg.phase, sc_seg.cmd, v.counter - sc_seg.start);
+	else if (sc_seg.cmd && sc_seg.ended && v.counter >= sc_seg.end)
+		charge(sc_seg.phase, 0, v.counter - sc_seg.end);
 	key.executor = (__s32)ctx->di;
 	key.enactor = (__s32)ctx->dx;
 	if (ctx->r9)
@@ -286,6 +303,7 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 	sc_seg.cmd = intern(&sc_cmds, &key, &sc_next_cmd);
 	sc_seg.phase = ph < MUXBPF_MAX_PHASES ? ph : 0;
 	sc_seg.start = v.counter;
+	sc_seg.ended = 0;
 	if (!sc_seg.cmd)
 		return 0;
 	tk.phase = sc_seg.phase;
@@ -299,5 +317,27 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 		tv->count++;
 	else
 		sc_stats.lost++;
+	return 0;
+}
+
+/* Exact mode, at the call after a call of process_command returned: the command's time ends. */
+SEC("uprobe")
+int mb_sc_cmd_end(struct pt_regs *ctx)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (!on_command_thread())
+		return 0;
+	sc_stats.cmd_ends++;
+	if (!sc_seg.cmd || sc_seg.ended)
+		return 0;
+	if (bpf_perf_event_read_value(&sc_clock, 0, &v, sizeof(v))) {
+		sc_stats.clock_err++;
+		return 0;
+	}
+	if (v.counter >= sc_seg.start)
+		charge(sc_seg.phase, sc_seg.cmd, v.counter - sc_seg.start);
+	sc_seg.ended = 1;
+	sc_seg.end = v.counter;
 	return 0;
 }

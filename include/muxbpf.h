@@ -446,7 +446,11 @@ struct muxbpf_sc_sample_key {
 };
 _Static_assert(sizeof(struct muxbpf_sc_sample_key) == 24, "muxbpf_sc_sample_key layout");
 
-/* Exact mode (a uprobe on process_command): on-CPU from one command's start to the next's. */
+/*
+ * Exact mode (uprobes on process_command's entry and after its call sites): on-CPU from a
+ * command's start to its return; cmd 0 holds the time between commands (the main loop, output,
+ * the queue), shared out over the phase's commands by the loader.
+ */
 struct muxbpf_sc_time_key {
 	__u32 phase;
 	__u32 cmd;
@@ -477,7 +481,8 @@ struct muxbpf_sc_stats {
 	__u64 lost;       /* a map was full (command, frame, path or sample keys) */
 	__u64 deep;       /* u() frames beyond MUXBPF_SC_DEPTH */
 	__u64 clock_err;  /* exact mode: the task clock could not be read */
+	__u64 cmd_ends;   /* exact mode: returns from process_command */
 };
-_Static_assert(sizeof(struct muxbpf_sc_stats) == 64, "muxbpf_sc_stats layout");
+_Static_assert(sizeof(struct muxbpf_sc_stats) == 72, "muxbpf_sc_stats layout");
 
 #endif /* MUXBPF_H */

@@ -28,10 +28,15 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		   "2 uprobes on do_ufun: %" PRIu64 " hits; ",
 		(uint64_t)(s->ufun_enter + s->ufun_exit));
 	if (d->exact)
-		fprintf(f, "exact mode: 1 uprobe on process_command: %" PRIu64 " hits", (uint64_t)s->cmd_starts);
+		fprintf(f, "exact mode: uprobes on process_command's entry and returns: %" PRIu64
+			   " hits", (uint64_t)(s->cmd_starts + s->cmd_ends));
 	else
 		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
 	fprintf(f, "; each uprobe hit costs netmux about 0.6-0.8 us here (bench/uprobe_cost)\n");
+	if (d->exact)
+		fprintf(f, "  exact: %" PRIu64 " command starts, %" PRIu64 " returns, %" PRIu64
+			   " task clock errors\n", (uint64_t)s->cmd_starts, (uint64_t)s->cmd_ends,
+			(uint64_t)s->clock_err);
 	fprintf(f, "  names from %s; %" PRIu64 " samples under commands, %" PRIu64
 		   " without a readable command%s\n",
 		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
@@ -45,9 +50,10 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 	int shown = 0;
 
 	if (d->exact)
-		fprintf(f, "  by command (on-CPU: netmux's task clock from each command's start to "
-			   "the next's, x%.3f to the kernel's runtime; samples user-mode):\n"
-			   "  %10s %8s %9s %8s %6s  %s\n", rows->scale,
+		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command, plus the "
+			   "%.2f ms between commands shared out per command started, x%.3f to the "
+			   "kernel's runtime; samples user-mode):\n"
+			   "  %10s %8s %9s %8s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
 			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "command");
 	else
 		fprintf(f, "  by command (samples; est. ms = the phase's on-CPU x share):\n"
@@ -111,7 +117,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_ku64(w, "samples", d->stats.samples);
 	jw_ku64(w, "no_command", d->stats.no_cmd);
 	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);
-	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts);
+	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts + d->stats.cmd_ends);
 	jw_ku64(w, "lost", d->stats.lost);
 	jw_key(w, "phases");
 	jw_arr(w);
@@ -133,6 +139,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_ku64(w, "runs", rows.v[j].runs);
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
+				jw_ku64(w, "in_command_ns", rows.v[j].in_ns);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

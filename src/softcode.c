@@ -30,7 +30,7 @@
 
 struct softcode {
 	struct muxbpf_bpf *skel;
-	struct bpf_link *links[9];
+	struct bpf_link *links[20];
 	int nlinks;
 	int clock_fd;
 	bool exact;
@@ -147,24 +147,36 @@ static void scan_members(struct dwarf_scan *s, Dwarf_Die *st, bool state)
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
 
-/* do_ufun's out-of-line copies: the call of mux_exec and the next call after it. */
-static void scan_ufun(struct dwarf_scan *s, Dwarf_Die *fn)
+/*
+ * The call sites of one function: return addresses and callee names.  For do_ufun's copies:
+ * its call of mux_exec and the next call after it (the u() frame's entry and exit); in any
+ * function: the call after each call of process_command (exact mode: the command's end).
+ */
+struct calls {
+	uint64_t rets[512];
+	bool is_exec[512], is_cmd[512];
+	int n;
+};
+
+/* Every call site of one physical function, also inside its blocks and inlined code. */
+static void collect_calls(Dwarf_Die *die, bool ufun, struct calls *cs, int depth)
 {
-	uint64_t rets[64];
-	bool is_exec[64];
-	int n = 0;
 	Dwarf_Die c;
 
-	if (dwarf_child(fn, &c))
+	if (depth > 16 || dwarf_child(die, &c))
 		return;
 	do {
+		int tag = dwarf_tag(&c);
 		Dwarf_Attribute a;
 		Dwarf_Addr ret;
 		Dwarf_Die origin;
 		const char *on;
 
-		if ((dwarf_tag(&c) != DW_TAG_call_site && dwarf_tag(&c) != DW_TAG_GNU_call_site) ||
-		    n >= 64)
+		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			collect_calls(&c, ufun, cs, depth + 1);
+			continue;
+		}
+		if ((tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site) || cs->n >= 512)
 			continue;
 		if (!dwarf_attr(&c, DW_AT_call_return_pc, &a) &&
 		    !dwarf_attr(&c, DW_AT_low_pc, &a))
@@ -176,21 +188,38 @@ static void scan_ufun(struct dwarf_scan *s, Dwarf_Die *fn)
 		     dwarf_attr(&c, DW_AT_abstract_origin, &a)) &&
 		    dwarf_formref_die(&a, &origin))
 			on = die_name(&origin);
-		rets[n] = ret;
-		is_exec[n++] = on && !strcmp(on, "mux_exec");
+		cs->rets[cs->n] = ret;
+		cs->is_exec[cs->n] = ufun && on && !strcmp(on, "mux_exec");
+		cs->is_cmd[cs->n++] = on && !strcmp(on, "process_command");
 	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void scan_calls(struct dwarf_scan *s, Dwarf_Die *fn, bool ufun)
+{
+	static struct calls cs;
+	uint64_t *rets = cs.rets;
+	bool *is_exec = cs.is_exec, *is_cmd = cs.is_cmd;
+	int n;
+
+	cs.n = 0;
+	collect_calls(fn, ufun, &cs, 0);
+	n = cs.n;
 	for (int i = 0; i < n; i++) {
 		uint64_t next = 0;
 
-		if (!is_exec[i])
+		if (!is_exec[i] && !is_cmd[i])
 			continue;
 		for (int j = 0; j < n; j++)
 			if (rets[j] > rets[i] && (!next || rets[j] < next))
 				next = rets[j];
-		if (next && s->t->nufun < 4) {
-			/* both are direct calls (5 bytes): the probes sit on the call instructions */
+		if (!next)
+			continue;
+		/* both are direct calls (5 bytes): the probes sit on the call instructions */
+		if (is_exec[i] && s->t->nufun < 4) {
 			s->t->ufun_enter[s->t->nufun] = rets[i] - 5;
 			s->t->ufun_exit[s->t->nufun++] = next - 5;
+		} else if (is_cmd[i] && s->t->ncmd_exit < 8) {
+			s->t->cmd_exit[s->t->ncmd_exit++] = next - 5;
 		}
 	}
 }
@@ -218,9 +247,9 @@ static void scan_die(struct dwarf_scan *s, Dwarf_Die *die, int depth)
 					scan_members(s, die, false);
 				}
 			}
-		} else if (tag == DW_TAG_subprogram && dwarf_hasattr(die, DW_AT_low_pc) &&
-			   (n = die_name(die)) && !strcmp(n, "do_ufun")) {
-			scan_ufun(s, die);
+		} else if (tag == DW_TAG_subprogram && dwarf_hasattr(die, DW_AT_low_pc)) {
+			n = die_name(die);
+			scan_calls(s, die, n && !strcmp(n, "do_ufun"));
 		}
 		if (depth < 2 && (tag == DW_TAG_namespace || tag == DW_TAG_compile_unit) &&
 		    dwarf_child(die, &child) == 0)
@@ -327,6 +356,11 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 		}
 	}
 	t->nufun = ok;
+	ok = 0;
+	for (int i = 0; i < t->ncmd_exit; i++)
+		if (is_call(elf, fd, t->cmd_exit[i]))
+			t->cmd_exit[ok++] = t->cmd_exit[i];
+	t->ncmd_exit = ok;
 	if (!mudstate || !s.got_cmd || !s.got_executor || !s.got_enactor) {
 		snprintf(t->why, sizeof(t->why), "%s: no mudstate.curr_cmd in its DWARF (%.200s)", exe,
 			 t->dwarf_file);
@@ -505,6 +539,9 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 		if (!err)
 			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_start, pid, exe,
 					t->process_command);
+		for (int i = 0; !err && i < t->ncmd_exit; i++)
+			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_end, pid, exe,
+					t->cmd_exit[i]);
 		sc->exact = !err;
 	}
 	if (err)

@@ -25,6 +25,8 @@ struct sc_target {
 	uint64_t db;         /* &db (OBJ *), 0 when unknown */
 	uint32_t obj_size, obj_name_off; /* sizeof(OBJ), offsetof(OBJ, name); 0 when unknown */
 	uint64_t process_command;         /* entry (exact mode) */
+	uint64_t cmd_exit[8];             /* the call after each call of process_command */
+	int ncmd_exit;
 	uint64_t ufun_enter[4], ufun_exit[4]; /* do_ufun's call of mux_exec and the call after */
 	int nufun;
 };
@@ -150,7 +152,8 @@ struct sc_row {
 	char *label;
 	uint64_t samples;
 	uint64_t runs;    /* exact mode: commands started */
-	uint64_t clock_ns; /* exact mode: task clock over their segments */
+	uint64_t in_ns;   /* exact mode: task clock inside process_command */
+	uint64_t clock_ns; /* in_ns + its share of the time between commands (by commands started) */
 	uint64_t cpu_ns;  /* exact mode: clock_ns scaled to the phase's on-CPU (see sc_rows) */
 };
 
@@ -165,6 +168,7 @@ struct sc_rows {
 	 * on-CPU / the sum of clock_ns, so that the rows share out the kernel's exact runtime.
 	 */
 	double scale;
+	uint64_t between_ns; /* task clock between commands (shared out into clock_ns) */
 };
 
 /* Rows of phase by command label; oncpu_ns: the phase's exact on-CPU (0: no scaling).

@@ -139,6 +139,15 @@ void sc_label(struct sc_data *d)
 			continue;
 		}
 		sc_verb(c->text, verb, sizeof(verb));
+		if (c->executor != c->enactor && c->executor >= 0 && name_of(d, c->executor)) {
+			char obj[256];
+
+			/* an object's queued action whose attribute is unknown (no login) */
+			obj_label(d, c->executor, obj, sizeof(obj));
+			snprintf(buf, sizeof(buf), "%s %s", obj, verb[0] ? verb : "(empty)");
+			c->label = strdup(buf);
+			continue;
+		}
 		c->label = strdup(verb[0] ? verb : "(empty)");
 	}
 	for (size_t i = 0; i < d->nframes; i++) {
@@ -225,7 +234,7 @@ static const char *cmd_label(const struct sc_cmd *c)
 int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_ns,
 		    struct sc_rows *out)
 {
-	uint64_t clock = 0;
+	uint64_t clock = 0, between = 0, starts = 0;
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -241,21 +250,38 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 		r->samples += k->count;
 		out->samples += k->count;
 	}
+	/* the time between commands: shared out by commands started (each costs the main loop,
+	 * its output and the queue alike), not by their own time */
+	for (size_t i = 0; i < d->ntimes; i++) {
+		const struct sc_time *t = &d->times[i];
+
+		if (t->key.phase != phase)
+			continue;
+		if (t->key.cmd)
+			starts += t->val.count;
+		else
+			between += t->val.cpu_ns;
+	}
 	for (size_t i = 0; i < d->ntimes; i++) {
 		const struct sc_time *t = &d->times[i];
 		const struct sc_cmd *c = cmd_by_id(d, t->key.cmd);
 		struct sc_row *r;
 
-		if (t->key.phase != phase)
+		if (t->key.phase != phase || !t->key.cmd)
 			continue;
 		r = row_get(out, cmd_label(c), &cap);
 		if (!r)
 			goto out_nomem;
 		if (c && c->primary)
 			r->runs += t->val.count;
+		r->in_ns += t->val.cpu_ns;
 		r->clock_ns += t->val.cpu_ns;
-		clock += t->val.cpu_ns;
+		if (starts)
+			r->clock_ns += (uint64_t)((double)between * t->val.count / starts + 0.5);
 	}
+	for (size_t i = 0; i < out->n; i++)
+		clock += out->v[i].clock_ns;
+	out->between_ns = between;
 	out->scale = oncpu_ns && clock ? (double)oncpu_ns / clock : 1.0;
 	for (size_t i = 0; i < out->n; i++)
 		out->v[i].cpu_ns = (uint64_t)(out->v[i].clock_ns * out->scale + 0.5);

@@ -1,0 +1,124 @@
+#!/bin/sh
+# The softcode views (--by command, --by softcode) as root on the default target:
+#  1. a throwaway run (--phase none --control) of a test game (tests/helper_live softcode): $slow
+#     (iter(lnum(200),...)), $ufn (u(#N/FN_HEAVY)), $fast (add(1,2)) interleaved 1000 times each
+#     in one window, then each alone in its own: --exact-commands orders them slow > ufn > fast
+#     with CPU per command within 10% of the alone windows' exact runtime / count (a noisy
+#     shared machine gets two more tries), FN_HEAVY under $ufn by name in the report, the
+#     folded file, the flame graph, pprof (file softcode:#N) and speedscope; report.json valid;
+#  2. the same game attached (muxbpf attach --port): names from netmux's memory, views there;
+#  3. a stripped netmux without debuginfo: one line says the views are unavailable, the rest
+#     of the report is there and muxbpf exits 0.
+# Exit 77 = skipped (not root, no BTF).
+set -u
+out=${1:-build}
+muxbpf=$out/muxbpf
+helper=$out/tests/helper_live
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.inc"
+
+if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "skip: needs root and BTF"
+	exit 77
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+command -v node >/dev/null 2>&1 || fail "node not installed (make deps)"
+[ -x "$helper" ] || fail "build the test helpers first"
+e2e_init softcode
+export TMPDIR=$work/tmp
+count=${SOFTCODE_COUNT:-1000}
+
+free_port() {
+	while :; do
+		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
+		ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+	done
+}
+
+# --- 1. throwaway run ---------------------------------------------------------------------------
+run_once() { # $1 = directory
+	port=$(free_port)
+	"$muxbpf" --phase none --control "$1.ctl" --port "$port" --by function,command,softcode \
+		--exact-commands --freq 1999 --out "$1" -q >"$1.out" 2>"$1.err" &
+	mpid=$!
+	"$helper" softcode "$port" "$1.ctl" "$count" >"$1.helper" 2>&1 || {
+		cat "$1.helper"; kill "$mpid"; wait "$mpid"; fail "the softcode game failed"; }
+	"$helper" ctl "$1.ctl" stop >/dev/null || fail "stop was not acknowledged"
+	wait "$mpid" || { cat "$1.err"; fail "muxbpf exited $?"; }
+}
+ok=
+for try in 1 2 3; do
+	d=$work/run$try
+	run_once "$d"
+	if node "$here/check_softcode.js" "$d/report.json" 10 >"$d.check"; then
+		ok=$d
+		cat "$d.check"
+		break
+	fi
+	echo "try $try (the machine is shared):"; cat "$d.check"
+done
+[ -n "$ok" ] || fail "--by command disagreed with the alone windows three times"
+d=$ok
+grep -q 'by command (on-CPU' "$d.out" || fail "no by command table in the text report"
+grep -Eq 'SoftObj\(#[0-9]+\)/CMD_UFN > HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d.out" ||
+	fail "no FN_HEAVY under CMD_UFN in the text report"
+grep -q '^softcode: commands read from mudstate' "$d.out" || fail "no softcode header line"
+grep -Eq 'CMD_UFN;.*HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d/mixed.folded" ||
+	fail "no FN_HEAVY frame above CMD_UFN in mixed.folded"
+grep -q 'HeavyObj(#[0-9]*)/FN_HEAVY' "$d/mixed.svg" || fail "no FN_HEAVY node in mixed.svg"
+grep -q 'FN_HEAVY' "$d/speedscope.json" || fail "no FN_HEAVY frame in speedscope.json"
+zcat "$d/profile.pb.gz" | grep -aq 'softcode:#' || fail "no softcode:#N file name in pprof"
+if [ -d "$out/npm/node_modules/ajv" ]; then
+	node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$d/report.json" ||
+		fail "report.json does not match doc/report.schema.json"
+fi
+
+# --- 2. attach ----------------------------------------------------------------------------------
+mkfifo "$work/serve.in"
+"$helper" serve <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
+exec 9>"$work/serve.in"
+for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+read -r spid sport <"$work/serve.out" || fail "helper_live serve did not start"
+"$muxbpf" attach --port "$sport" --control "$work/actl" --by command,softcode --out "$work/att" \
+	-q >"$work/att.out" 2>"$work/att.err" &
+apid=$!
+count=200 "$helper" softcode "$sport" "$work/actl" 200 >"$work/att.helper" 2>&1 ||
+	{ cat "$work/att.helper"; fail "the attached game failed"; }
+"$helper" ctl "$work/actl" stop >/dev/null || fail "attach: stop was not acknowledged"
+wait "$apid" || { cat "$work/att.err"; fail "muxbpf attach exited $?"; }
+exec 9>&-
+wait
+grep -q 'names from netmux.s memory' "$work/att.out" || {
+	grep softcode "$work/att.out"; fail "attach: names not from netmux's memory"; }
+grep -Eq 'HeavyObj\(#[0-9]+\)/FN_HEAVY' "$work/att.out" || fail "attach: no named FN_HEAVY frame"
+grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9.]+ +.*#[0-9]+' "$work/att.out" ||
+	fail "attach: no command rows"
+echo "attach: views named through netmux's memory"
+
+# --- 3. stripped, no debuginfo; then its debuginfo by build-id ----------------------------------
+src=$out/tinymux/fp/mux2.12/src
+mkdir -p "$work/bin" "$work/debug"
+chmod 755 "$work/bin" "$work/debug"
+objcopy --only-keep-debug "$src/netmux" "$work/netmux.debug" || fail "objcopy --only-keep-debug"
+strip --strip-all -o "$work/bin/netmux" "$src/netmux" || fail "strip"
+for f in libmux.so slave stubslave; do ln -s "$(realpath "$src/$f")" "$work/bin/$f"; done
+"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 \
+	--by function,command,softcode >"$work/strip.out" 2>"$work/strip.err" ||
+	{ cat "$work/strip.err"; fail "stripped netmux: muxbpf exited $?"; }
+n=$(grep -c 'softcode views unavailable' "$work/strip.out")
+[ "$n" = 1 ] || fail "stripped netmux: $n lines about the views (expected one)"
+grep 'softcode views unavailable' "$work/strip.out"
+grep -q '== softcode_list' "$work/strip.out" || fail "stripped netmux: no phase table"
+grep -q 'STRIPPED, no debuginfo' "$work/strip.out" || fail "stripped netmux: no symbols line"
+id=$(readelf -n "$work/bin/netmux" | sed -n 's/^ *Build ID: *//p')
+mkdir -p "$work/debug/.build-id/$(echo "$id" | cut -c1-2)"
+mv "$work/netmux.debug" "$work/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --by command \
+	--debug-dir "$work/debug" >"$work/dbg.out" 2>"$work/dbg.err" ||
+	{ cat "$work/dbg.err"; fail "stripped netmux with --debug-dir: muxbpf exited $?"; }
+grep -q '^softcode: commands read from mudstate' "$work/dbg.out" ||
+	fail "stripped netmux with --debug-dir: the views are not on"
+grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9.]+ +@pemit$' "$work/dbg.out" ||
+	fail "stripped netmux with --debug-dir: no @pemit row in softcode_list"
+echo "stripped: one line without debuginfo; the views with its debuginfo by build-id"
+echo "ok"
