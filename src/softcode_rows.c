@@ -142,10 +142,17 @@ void sc_label(struct sc_data *d)
 		if (c->executor != c->enactor && c->executor >= 0 && name_of(d, c->executor)) {
 			char obj[256];
 
-			/* an object's queued action whose attribute is unknown (no login) */
+			/*
+			 * An object's queued action whose attribute is unknown (no login): the
+			 * object and the action's text tell the $-commands apart.
+			 */
 			obj_label(d, c->executor, obj, sizeof(obj));
-			snprintf(buf, sizeof(buf), "%s %s", obj, verb[0] ? verb : "(empty)");
+			snprintf(buf, sizeof(buf), "%s: %.40s%s", obj, c->text,
+				 strlen(c->text) > 40 ? "..." : "");
 			c->label = strdup(buf);
+			c->frame = strdup(buf);
+			snprintf(buf, sizeof(buf), "#%d", c->executor);
+			c->obj = strdup(buf);
 			continue;
 		}
 		c->label = strdup(verb[0] ? verb : "(empty)");

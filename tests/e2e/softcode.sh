@@ -68,9 +68,12 @@ grep -Eq 'CMD_UFN;.*HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d/mixed.folded" ||
 grep -q 'HeavyObj(#[0-9]*)/FN_HEAVY' "$d/mixed.svg" || fail "no FN_HEAVY node in mixed.svg"
 grep -q 'FN_HEAVY' "$d/speedscope.json" || fail "no FN_HEAVY frame in speedscope.json"
 zcat "$d/profile.pb.gz" | grep -aq 'softcode:#' || fail "no softcode:#N file name in pprof"
+# ajv comes with tests/e2e/artifacts.sh (npm, into BUILD/npm)
 if [ -d "$out/npm/node_modules/ajv" ]; then
 	node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$d/report.json" ||
 		fail "report.json does not match doc/report.schema.json"
+else
+	echo "note: report.json not validated (no ajv in $out/npm: tests/e2e/artifacts.sh installs it)"
 fi
 
 # --- 2. attach ----------------------------------------------------------------------------------
@@ -91,6 +94,7 @@ wait
 grep -q 'names from netmux.s memory' "$work/att.out" || {
 	grep softcode "$work/att.out"; fail "attach: names not from netmux's memory"; }
 grep -Eq 'HeavyObj\(#[0-9]+\)/FN_HEAVY' "$work/att.out" || fail "attach: no named FN_HEAVY frame"
+grep -Eq 'SoftObj\(#[0-9]+\): @pemit %#=\[u\(#' "$work/att.out" || fail "attach: no row for $ufn's action on SoftObj"
 grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9.]+ +.*#[0-9]+' "$work/att.out" ||
 	fail "attach: no command rows"
 echo "attach: views named through netmux's memory"

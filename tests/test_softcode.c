@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The softcode views' pure stages: verbs, $-patterns, labels, command and softcode rows. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fold.h"
+#include "softcode.h"
+
+static void test_verb(void **state)
+{
+	char v[32];
+
+	(void)state;
+	sc_verb("look here", v, sizeof(v));
+	assert_string_equal(v, "look");
+	sc_verb("@pemit me=[add(1,2)]", v, sizeof(v));
+	assert_string_equal(v, "@pemit");
+	sc_verb("@pemit/noeval me=x", v, sizeof(v));
+	assert_string_equal(v, "@pemit");
+	sc_verb("  WHO", v, sizeof(v));
+	assert_string_equal(v, "who");
+	sc_verb("a/b c", v, sizeof(v));
+	assert_string_equal(v, "a/b");
+	sc_verb("averyveryverylongcommandname", v, 8);
+	assert_string_equal(v, "averyve");
+}
+
+static void test_match(void **state)
+{
+	(void)state;
+	assert_true(sc_match("slow", "slow"));
+	assert_true(sc_match("slow", "SLOW"));
+	assert_false(sc_match("slow", "slower"));
+	assert_true(sc_match("+who *", "+who all"));
+	assert_true(sc_match("+w?o", "+woo"));
+	assert_false(sc_match("+who *", "+who"));
+	assert_true(sc_match("*", ""));
+}
+
+static void add_cmd(struct sc_data *d, uint32_t id, int32_t executor, int32_t enactor,
+		    const char *text)
+{
+	d->cmds = realloc(d->cmds, (d->ncmds + 1) * sizeof(*d->cmds));
+	memset(&d->cmds[d->ncmds], 0, sizeof(d->cmds[0]));
+	d->cmds[d->ncmds].id = id;
+	d->cmds[d->ncmds].executor = executor;
+	d->cmds[d->ncmds].enactor = enactor;
+	snprintf(d->cmds[d->ncmds].text, sizeof(d->cmds[0].text), "%s", text);
+	d->ncmds++;
+}
+
+static void add_name(struct sc_data *d, int32_t dbref, const char *name)
+{
+	d->names = realloc(d->names, (d->nnames + 1) * sizeof(*d->names));
+	d->names[d->nnames].dbref = dbref;
+	d->names[d->nnames++].name = strdup(name);
+}
+
+static void add_attr(struct sc_data *d, int32_t obj, const char *attr, const char *pattern,
+		     const char *action)
+{
+	d->attrs = realloc(d->attrs, (d->nattrs + 1) * sizeof(*d->attrs));
+	d->attrs[d->nattrs].obj = obj;
+	d->attrs[d->nattrs].attr = strdup(attr);
+	d->attrs[d->nattrs].pattern = strdup(pattern);
+	d->attrs[d->nattrs++].action = strdup(action);
+}
+
+static void add_count(struct sc_data *d, uint32_t phase, uint32_t cmd, uint32_t path,
+		      uint64_t n)
+{
+	d->counts = realloc(d->counts, (d->ncounts + 1) * sizeof(*d->counts));
+	memset(&d->counts[d->ncounts], 0, sizeof(d->counts[0]));
+	d->counts[d->ncounts].key.phase = phase;
+	d->counts[d->ncounts].key.cmd = cmd;
+	d->counts[d->ncounts].key.path = path;
+	d->counts[d->ncounts++].count = n;
+}
+
+static void add_time(struct sc_data *d, uint32_t phase, uint32_t cmd, uint64_t count,
+		     uint64_t ns)
+{
+	d->times = realloc(d->times, (d->ntimes + 1) * sizeof(*d->times));
+	d->times[d->ntimes].key.phase = phase;
+	d->times[d->ntimes].key.cmd = cmd;
+	d->times[d->ntimes].val.count = count;
+	d->times[d->ntimes++].val.cpu_ns = ns;
+}
+
+/*
+ * A game: wizard #1 types "slow" (matches $slow on SoftObj #13, whose action runs as #13),
+ * "look" (a built-in), and SoftObj's $ufn action calls u(#12/fn_heavy) on HeavyObj #12; #14
+ * runs an action with no known attribute.
+ */
+static void fixture(struct sc_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->valid = true;
+	add_name(d, 1, "Wizard");
+	add_name(d, 12, "HeavyObj");
+	add_name(d, 13, "SoftObj");
+	add_name(d, 14, "Other");
+	add_attr(d, 13, "CMD_SLOW", "slow", "@pemit %#=[iter(lnum(200),mul(##,2))]");
+	add_attr(d, 13, "CMD_UFN", "ufn", "think x;@pemit %#=[u(#12/FN_HEAVY)]");
+	add_cmd(d, 1, 1, 1, "slow");
+	add_cmd(d, 2, 13, 1, "@pemit %#=[iter(lnum(200),mul(##,2))]");
+	add_cmd(d, 3, 1, 1, "look");
+	add_cmd(d, 4, 13, 1, "@pemit %#=[u(#12/FN_HEAVY)]");
+	add_cmd(d, 5, 1, 1, "");
+	add_cmd(d, 6, 14, 1, "@emit hi");
+	d->frames = calloc(1, sizeof(*d->frames));
+	d->frames[0].id = 1;
+	d->frames[0].thing = 12;
+	d->frames[0].executor = 13;
+	snprintf(d->frames[0].text, sizeof(d->frames[0].text), "#12/fn_heavy");
+	d->nframes = 1;
+	d->paths = calloc(1, sizeof(*d->paths));
+	d->paths[0].id = 1;
+	d->paths[0].frames[0] = 1;
+	d->npaths = 1;
+}
+
+static const struct sc_cmd *cmd(const struct sc_data *d, uint32_t id)
+{
+	for (size_t i = 0; i < d->ncmds; i++)
+		if (d->cmds[i].id == id)
+			return &d->cmds[i];
+	return NULL;
+}
+
+static void test_label(void **state)
+{
+	struct sc_data d;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	/* the typed command that matched, and the action it queued: one row, the action counts */
+	assert_string_equal(cmd(&d, 1)->label, "$slow SoftObj(#13)/CMD_SLOW");
+	assert_false(cmd(&d, 1)->primary);
+	assert_string_equal(cmd(&d, 2)->label, "$slow SoftObj(#13)/CMD_SLOW");
+	assert_true(cmd(&d, 2)->primary);
+	assert_string_equal(cmd(&d, 2)->frame, "SoftObj(#13)/CMD_SLOW");
+	assert_string_equal(cmd(&d, 2)->obj, "#13");
+	assert_string_equal(cmd(&d, 3)->label, "look");
+	/* the second command of an action "think x;@pemit ..." */
+	assert_string_equal(cmd(&d, 4)->label, "$ufn SoftObj(#13)/CMD_UFN");
+	assert_string_equal(cmd(&d, 5)->label, "(between commands)");
+	assert_string_equal(cmd(&d, 6)->label, "Other(#14): @emit hi");
+	assert_string_equal(d.frames[0].label, "HeavyObj(#12)/FN_HEAVY");
+	assert_string_equal(d.frames[0].obj, "#12");
+	sc_data__free(&d);
+}
+
+static void test_command_rows(void **state)
+{
+	struct sc_data d;
+	struct sc_rows rows;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	add_count(&d, 1, 2, 0, 30);
+	add_count(&d, 1, 1, 0, 2);
+	add_count(&d, 1, 3, 0, 8);
+	add_count(&d, 2, 3, 0, 99); /* another phase */
+	/* slow: typed 10 times (1 ms), its action 10 times (20 ms); look 30 times (3 ms); and
+	 * 6 ms between commands, shared out by the 50 commands started */
+	add_time(&d, 1, 1, 10, 1000000);
+	add_time(&d, 1, 2, 10, 20000000);
+	add_time(&d, 1, 3, 30, 3000000);
+	add_time(&d, 1, 0, 0, 6000000);
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.n, 2);
+	assert_int_equal(rows.samples, 40);
+	assert_string_equal(rows.v[0].label, "$slow SoftObj(#13)/CMD_SLOW");
+	assert_int_equal(rows.v[0].samples, 32);
+	assert_int_equal(rows.v[0].runs, 10);
+	assert_int_equal(rows.v[0].in_ns, 21000000);
+	assert_int_equal(rows.v[0].clock_ns, 21000000 + 6000000 * 20 / 50);
+	assert_int_equal(rows.v[1].runs, 30);
+	assert_int_equal(rows.v[1].clock_ns, 3000000 + 6000000 * 30 / 50);
+	assert_int_equal(rows.between_ns, 6000000);
+	assert_true(rows.scale == 1.0);
+	sc_rows__free(&rows);
+	/* scaled to the phase's exact on-CPU: the rows share out 15 ms */
+	assert_int_equal(sc_command_rows(&d, 1, 15000000, &rows), 0);
+	assert_int_equal(rows.v[0].cpu_ns + rows.v[1].cpu_ns, 15000000);
+	sc_rows__free(&rows);
+	sc_data__free(&d);
+}
+
+static void test_path_rows(void **state)
+{
+	const char *labels[4], *objs[4];
+	struct sc_data d;
+	struct sc_rows rows;
+	int ncmd, n;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	add_count(&d, 1, 4, 1, 5); /* $ufn's action inside u(#12/fn_heavy) */
+	add_count(&d, 1, 4, 0, 2); /* $ufn's action itself */
+	add_count(&d, 1, 3, 0, 1); /* look: no softcode frame */
+	assert_int_equal(sc_path_rows(&d, 1, &rows), 0);
+	assert_int_equal(rows.n, 3);
+	assert_string_equal(rows.v[0].label, "SoftObj(#13)/CMD_UFN > HeavyObj(#12)/FN_HEAVY");
+	assert_int_equal(rows.v[0].samples, 5);
+	assert_string_equal(rows.v[1].label, "SoftObj(#13)/CMD_UFN");
+	assert_string_equal(rows.v[2].label, "(no softcode frame)");
+	sc_rows__free(&rows);
+	n = sc_sample_frames(&d, &d.counts[0].key, labels, objs, 4, &ncmd);
+	assert_int_equal(n, 2);
+	assert_int_equal(ncmd, 1);
+	assert_string_equal(objs[0], "#13");
+	assert_string_equal(labels[1], "HeavyObj(#12)/FN_HEAVY");
+	sc_data__free(&d);
+}
+
+static void test_by_parse(void **state)
+{
+	unsigned int v;
+
+	(void)state;
+	assert_int_equal(fold_by_parse("function,command,softcode", &v), 0);
+	assert_int_equal(v, FOLD_VIEW(FOLD_BY_FUNCTION) | FOLD_VIEW_COMMAND | FOLD_VIEW_SOFTCODE);
+	assert_int_equal(fold_by_parse("command", &v), 0);
+	assert_int_equal(v, FOLD_VIEW_COMMAND);
+	assert_int_equal(fold_by_parse("commands", &v), -22);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verb),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_label),
+		cmocka_unit_test(test_command_rows),
+		cmocka_unit_test(test_path_rows),
+		cmocka_unit_test(test_by_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
