@@ -17,6 +17,10 @@
  *   fp            sampler + time ledger, --unwind fp (not in the default set)
  *   perf-dwarf    perf record -e task-clock:u --call-graph dwarf,16384 -F 997 -p PID
  *   perf-fp       perf record -g -F 997 -p PID
+ *   softcode      default + the softcode views (--by command,softcode): the sampler reads
+ *                 mudstate per sample, uprobes on do_ufun's u() calls (not in the default set)
+ *   exact         softcode + --exact-commands: uprobes on process_command and its returns
+ *                 (not in the default set)
  *
  * perf starts with its events disabled (-D -1) and a control fifo: the block starts only after
  * perf acknowledged "enable", and perf is stopped with SIGINT after the block (its final write
@@ -64,14 +68,17 @@
 #include "phases.h"
 #include "procstat.h"
 #include "signals.h"
+#include "softcode.h"
 
 #define MAX_ROUNDS 32
 #define MAX_REPS 64
 #define MAX_PROGS 24
 
-enum conf { BARE, SAMPLER, DEFAULT, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP, NCONF };
+enum conf { BARE, SAMPLER, DEFAULT, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP, SOFTCODE,
+	    EXACT, NCONF };
 static const char *const conf_name[NCONF] = { "bare",  "sampler", "default",	"nosites", "nostats",
-					      "dwarf", "fp",	  "perf-dwarf", "perf-fp" };
+					      "dwarf", "fp",	  "perf-dwarf", "perf-fp",
+					      "softcode", "exact" };
 static const char *const conf_what[NCONF] = {
 	"nothing attached (= muxbpf --no-profile: the same driver)",
 	"muxbpf sampler only (--no-syscalls), --unwind auto",
@@ -82,6 +89,8 @@ static const char *const conf_what[NCONF] = {
 	"muxbpf sampler + ledger, --unwind fp",
 	"perf record -e task-clock:u --call-graph dwarf,16384 -F HZ -p PID",
 	"perf record -g -F HZ -p PID",
+	"muxbpf default + --by command,softcode (mudstate read per sample, do_ufun uprobes)",
+	"muxbpf default + --by command,softcode --exact-commands (process_command uprobes)",
 };
 
 static const unsigned int default_phases[] = {
@@ -119,6 +128,8 @@ struct bench {
 	double attach_ms[NCONF], detach_ms[NCONF];
 	int nattach[NCONF];
 	struct profiler *prof;
+	struct softcode *sc; /* softcode, exact */
+	struct sc_target sct;
 	/* BPF run-time statistics per muxbpf configuration and program, summed over blocks */
 	char prog_name[MAX_PROGS][32];
 	int nprogs;
@@ -362,6 +373,18 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 			return -1;
 		if (c == NOSTATS)
 			drop_stats_fd();
+		if (c == SOFTCODE || c == EXACT) {
+			if (!b->sct.ok)
+				softcode__find(b->netmux, NULL, 0, &b->sct);
+			b->sc = b->sct.ok ? softcode__attach(b->prof, b->pid, b->netmux, &b->sct,
+							     c == EXACT)
+					  : NULL;
+			if (!b->sc) {
+				fprintf(stderr, "overhead: softcode views unavailable: %s\n",
+					b->sct.ok ? strerror(errno) : b->sct.why);
+				return -1;
+			}
+		}
 	}
 	b->attach_ms[c] += (now_ns() - t0) / 1e6;
 	b->nattach[c]++;
@@ -404,6 +427,8 @@ static void conf_detach(struct bench *b, enum conf c)
 	if (b->prof)
 		bpf_stats(b, c);
 	perf_stop(b);
+	softcode__free(b->sc);
+	b->sc = NULL;
 	profiler__free(b->prof);
 	b->prof = NULL;
 	b->detach_ms[c] += (now_ns() - t0) / 1e6;
@@ -550,8 +575,8 @@ static void usage(void)
 		"usage: overhead [--rounds N (5)] [--scale F (1)] [--block-ms MS (400)]\n"
 		"                [--phases LIST] [--configs LIST] [--freq HZ (997)]\n"
 		"                [--keep-perf DIR] [--netmux PATH] [--game DIR] [--setarch-R]\n"
-		"configs: bare,sampler,default,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp\n"
-		"         (default: all but nosites, nostats and fp; bare is always in)\n");
+		"configs: bare,sampler,default,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp,softcode,exact\n"
+		"         (default: all but nosites, nostats, fp, softcode and exact; bare is always in)\n");
 }
 
 static int parse_configs(struct bench *b, const char *list)
