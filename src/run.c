@@ -366,7 +366,8 @@ int run_session(const struct opts *o, struct run *r)
 		if (cerr && !err)
 			err = cerr;
 	}
-	if (!game__exited(s.game))
+	/* naming asks the game: only while it still runs */
+	if (sc && s.game && !game__exited(s.game))
 		softcode__finish(sc, &sct, r->pid, r->port, o->login ?: "connect wizard potrzebie",
 				 &r->softcode);
 	else
