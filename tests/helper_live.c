@@ -239,14 +239,18 @@ static int game_send(int fd, const char *text)
 static int sc_window(int gfd, int cfd, const char *name, const char *const *cmds, int ncmds,
 		     int count)
 {
-	char line[4096], reply[512];
+	char line[8192], reply[512];
 	int sent = 0, err;
 
 	snprintf(line, sizeof(line), "phase %s", name);
 	if ((err = ctl_cmd(cfd, line, reply, sizeof(reply))))
 		return err;
+	/*
+	 * 48 commands per chunk in every window: netmux sleeps between chunks, and waking costs
+	 * more on a loaded machine; the same commands per wakeup keep the windows comparable
+	 */
 	while (sent < count) {
-		int chunk = count - sent < 16 ? count - sent : 16;
+		int per = 48 / ncmds, chunk = count - sent < per ? count - sent : per;
 
 		line[0] = 0;
 		for (int i = 0; i < chunk; i++)
