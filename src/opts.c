@@ -107,7 +107,7 @@ enum { OPT_FIXED_PERIOD = 1024 };
 enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS };
 
 /* the softcode views (src/softcode.c) */
-enum { OPT_EXACT_COMMANDS = 1024, OPT_LOGIN };
+enum { OPT_EXACT_COMMANDS = 1280, OPT_LOGIN };
 
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
