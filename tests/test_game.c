@@ -25,6 +25,7 @@
 #include "procstat.h"
 #include "testutil.h"
 #include "game.h"
+#include "drive.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -505,9 +506,16 @@ static void test_real_netmux_sigterm(void **state)
 	assert_int_equal(game__wait_ready(g, 10000), 0);
 	/*
 	 * The port answers before netmux finishes booting (it boots its slave and timers after
-	 * listen): a SIGTERM in that window sometimes leaves 2.12 running past any grace.  Stop it
-	 * once it sleeps in its main loop's select(), which is what this test is about.
+	 * listen): a SIGTERM in that window sometimes leaves 2.12 running past any grace, and a
+	 * select() of its boot can look like the main loop's.  A wizard login answered (the
+	 * driver reads @version) proves the main loop runs; stop it once it sleeps there again,
+	 * which is what this test is about.
 	 */
+	struct drive_opts dopts = { .scale = 1, .timeout_ms = 10000 };
+	struct driver *d = driver__new(game__port(g), &dopts);
+
+	assert_non_null(d);
+	driver__free(d);
 	assert_true(in_main_loop(pid));
 	assert_int_equal(game__stop(g, 0), 0);
 	assert_true(WIFEXITED(game__status(g)));
