@@ -73,13 +73,14 @@ async function screenshots(page, section) {
 	await page.screenshot({ path: shot + '-phase.png' });
 }
 
-// Click a frame (depth >= 2, 5%..90% wide) of the graph in sel; it must then span the width.
+// Click a frame (the deepest that is 1%..99% wide: a small A/B run's graph can have no frame
+// between 5% and 90% below depth 2) of the graph in sel; it must then span the width.
 async function zoomOne(page, sel) {
 	const id = await page.$eval(sel + ' svg.flame', (svg) => {
 		let best = null;
 		for (const g of svg.querySelectorAll('g.f')) {
 			const w = +g.dataset.w, d = +g.dataset.d;
-			if (d >= 2 && w >= 0.05 && w <= 0.9 && (!best || d > best.d)) best = { id: g.id, d };
+			if (d >= 1 && w >= 0.01 && w <= 0.99 && (!best || d > best.d)) best = { id: g.id, d };
 		}
 		return best && best.id;
 	});
