@@ -352,6 +352,19 @@ static void ab_defaults(struct stats_ab_opts *o, const struct stats_ab_opts *in)
 		o->seed = 1;
 }
 
+/* The verdict rule shared by the paired and the unpaired comparison: slower or faster only when
+ * p is below alpha, the ratio at least min_effect from 1, and its interval excludes 1. */
+static void set_verdict(struct stats_ab *out, const struct stats_ab_opts *o)
+{
+	out->verdict = STATS_SAME;
+	if (out->p < o->alpha && fabs(out->ratio - 1) >= o->min_effect) {
+		if (out->ci_low > 1)
+			out->verdict = STATS_SLOWER;
+		else if (out->ci_high < 1)
+			out->verdict = STATS_FASTER;
+	}
+}
+
 int stats_ab_compare(const double *a, const double *b, size_t n, const struct stats_ab_opts *in,
 		     struct stats_ab *out)
 {
@@ -399,13 +412,7 @@ int stats_ab_compare(const double *a, const double *b, size_t n, const struct st
 	if (n < 63 && 2.0 / (double)(1ull << n) >= o.alpha)
 		mdd = 1;
 	out->mdd = isfinite(mdd) ? fmin(mdd, 1) : 1;
-	out->verdict = STATS_SAME;
-	if (out->p < o.alpha && fabs(out->ratio - 1) >= o.min_effect) {
-		if (out->ci_low > 1)
-			out->verdict = STATS_SLOWER;
-		else if (out->ci_high < 1)
-			out->verdict = STATS_FASTER;
-	}
+	set_verdict(out, &o);
 	return 0;
 }
 
@@ -613,12 +620,6 @@ int stats_ab_compare_unpaired(const double *a, size_t na, const double *b, size_
 	if (2 * minp >= o.alpha)
 		mdd = 1;
 	out->mdd = isfinite(mdd) ? fmin(mdd, 1) : 1;
-	out->verdict = STATS_SAME;
-	if (out->p < o.alpha && fabs(out->ratio - 1) >= o.min_effect) {
-		if (out->ci_low > 1)
-			out->verdict = STATS_SLOWER;
-		else if (out->ci_high < 1)
-			out->verdict = STATS_FASTER;
-	}
+	set_verdict(out, &o);
 	return 0;
 }
