@@ -69,8 +69,15 @@ if (cmd === 'same') {
 			if (rest[1] === 'red' ? !(red && Number(g) < 255) : !(blue && Number(r) < 255))
 				wrong.push(`${id} ${name}: rgb(${r},${g},${b}), B - A ${d}`);
 		}
-		if (Math.abs(d) > 0.02 * root && (d > 0 ? !red || Number(g) > 213 : !blue || Number(r) > 213))
-			wrong.push(`${id} ${name}: rgb(${r},${g},${b}) for B - A = ${d.toFixed(3)}`);
+		// out_svg.c: 10% of the root's value is full colour (channel 45), nothing is white (255).
+		// The title prints B and A to 3 decimals, so d is known to +-0.001: the channel must lie
+		// between the shades of d - 0.001 and d + 0.001 (and one more for the int cut).
+		const shade = (x) => 255 - Math.trunc(Math.min(1, (10 * Math.max(0, x)) / root) * 210);
+		const c = d >= 0 ? Number(g) : Number(r), ad = Math.abs(d);
+		const hue = Math.abs(d) <= 0.001 || (d > 0 ? red : blue);
+		if (!hue || c < shade(ad + 0.001) - 1 || c > shade(ad - 0.001) + 1)
+			wrong.push(`${id} ${name}: rgb(${r},${g},${b}) for B - A = ${d.toFixed(3)} ` +
+				`(root ${root}: channel ${shade(ad + 0.001)}..${shade(ad - 0.001)})`);
 	}
 	if (!frames) die(`${a}: no frames rendered`);
 	if (!named) die(`${a}: no frame named ${rest[0]}`);
