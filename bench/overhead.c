@@ -9,10 +9,14 @@
  *
  *   bare          nothing attached (= muxbpf --no-profile: the same driver, nothing else)
  *   sampler       muxbpf's BPF attached to the running pid, sampler only (--no-syscalls)
- *   default       sampler + time ledger (--unwind auto)
+ *   default       sampler + time ledger (--unwind auto); BPF run-time statistics on for the
+ *                 calibration window at attach only (src/calib.h), the cost from the programs'
+ *                 own counts after it
+ *   stats         default with the statistics on all through (--bpf-stats, the default before
+ *                 2026-12-01): two clock reads around every BPF run
  *   nosites       sampler + time ledger, --site-every 0 (not in the default set)
- *   nostats       default with the kernel's BPF run-time statistics off (not in the default
- *                 set; muxbpf turns them on for its cost lines: two clock reads per BPF run)
+ *   nostats       default without any statistics, not even the calibration window (not in the
+ *                 default set)
  *   dwarf         sampler + time ledger, --unwind dwarf
  *   fp            sampler + time ledger, --unwind fp (not in the default set)
  *   perf-dwarf    perf record -e task-clock:u --call-graph dwarf,16384 -F 997 -p PID
@@ -26,7 +30,14 @@
  * perf acknowledged "enable", and perf is stopped with SIGINT after the block (its final write
  * is outside the window).  Per block: netmux's CPU from /proc/PID/task/ * /schedstat (exact:
  * read while netmux sleeps), divided by the commands; the profiler's own process CPU in the
- * window (muxbpf: its unwinder thread here; perf: the perf process); wall per command.
+ * window (muxbpf: its unwinder thread here; perf: the perf process); wall per command.  Every
+ * block starts with one window that is not counted (muxbpf's calibration window ends in it, or
+ * in the next few, before the block), for bare too.
+ *
+ * For muxbpf's configurations, the same CPU per command corrected for muxbpf's own time as the
+ * report estimates it (src/cost.c, cost_correct(): the programs' time in netmux's context from
+ * their counts, and the tracepoints' floor per syscall measured at attach), beside bare; and the
+ * estimated BPF cost against the statistics' own figure in the same windows (config stats).
  *
  * create and dump are not repeated: create grows the database (a second block would run on a
  * different database), and dump is one command that waits on fsync.  They are measured once per
@@ -59,6 +70,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "calib.h"
+#include "collect_live.h"
+#include "cost.h"
 #include "profiler.h"
 #include "drive.h"
 #include "game.h"
@@ -74,17 +88,18 @@
 #define MAX_REPS 64
 #define MAX_PROGS 24
 
-enum conf { BARE, SAMPLER, DEFAULT, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP, SOFTCODE,
-	    EXACT, NCONF };
-static const char *const conf_name[NCONF] = { "bare",  "sampler", "default",	"nosites", "nostats",
-					      "dwarf", "fp",	  "perf-dwarf", "perf-fp",
-					      "softcode", "exact" };
+enum conf { BARE, SAMPLER, DEFAULT, STATS, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP,
+	    SOFTCODE, EXACT, NCONF };
+static const char *const conf_name[NCONF] = { "bare",	"sampler", "default", "stats",
+					      "nosites", "nostats", "dwarf",	 "fp",
+					      "perf-dwarf", "perf-fp", "softcode", "exact" };
 static const char *const conf_what[NCONF] = {
 	"nothing attached (= muxbpf --no-profile: the same driver)",
 	"muxbpf sampler only (--no-syscalls), --unwind auto",
-	"muxbpf default: sampler + time ledger, --unwind auto",
+	"muxbpf default: sampler + time ledger, --unwind auto, statistics for calibration only",
+	"muxbpf default with BPF run-time statistics all through (--bpf-stats)",
 	"muxbpf sampler + ledger without call sites (--site-every 0)",
-	"muxbpf default with BPF run-time statistics off (bpf_enable_stats fd dropped)",
+	"muxbpf default without BPF run-time statistics, no calibration (--no-bpf-stats)",
 	"muxbpf sampler + ledger, --unwind dwarf",
 	"muxbpf sampler + ledger, --unwind fp",
 	"perf record -e task-clock:u --call-graph dwarf,16384 -F HZ -p PID",
@@ -104,6 +119,10 @@ struct block {
 	double wall_ns;
 	double cmds;
 	double steal_pct;   /* host steal over the block, % of all CPU time */
+	double corr_ns;     /* netmux corrected for muxbpf's own time (cost_correct()), if known */
+	double est_ns;      /* the estimated BPF cost (cost_estimate()) */
+	double truth_ns;    /* the statistics' BPF cost, when held all through the windows */
+	bool corr;          /* every window had the estimate */
 	long long perf_bytes; /* perf.data size */
 };
 
@@ -123,6 +142,8 @@ struct bench {
 	int reps[MUXBPF_PHASE__COUNT];
 	/* readings at a window's begin, accumulated at its end */
 	double t0, cpu0, prof0;
+	struct mb_cost_reading cost0;
+	bool warm; /* a window that is not counted */
 	struct block acc;
 	struct block res[MUXBPF_PHASE__COUNT][NCONF][MAX_ROUNDS];
 	double attach_ms[NCONF], detach_ms[NCONF];
@@ -226,6 +247,8 @@ static int hook_begin(void *ctx, unsigned int phase)
 		fprintf(stderr, "overhead: netmux did not go to sleep before %s\n",
 			phase_name(phase));
 	read_steal(&steal0, &total0);
+	if (b->prof)
+		cost_read(b->prof, &b->cost0);
 	b->cpu0 = task_cpu_ns(b->pid, 0);
 	b->prof0 = prof_cpu_ns(b);
 	b->t0 = now_ns();
@@ -238,15 +261,34 @@ static int hook_end(void *ctx, unsigned int phase)
 	unsigned long long s, t;
 	double t1 = now_ns();
 
+	double cpu;
+
 	procstat_wait_sleeping(b->pid, 2000);
-	b->acc.cpu_ns += task_cpu_ns(b->pid, 0) - b->cpu0;
+	cpu = task_cpu_ns(b->pid, 0) - b->cpu0;
+	if (b->prof)
+		profiler__set_phase(b->prof, MUXBPF_PHASE_NONE);
+	if (b->warm)
+		return 0;
+	if (b->prof) {
+		struct mb_cost_reading c1;
+		struct mb_cost cost;
+		struct mb_corrected k;
+
+		cost_read(b->prof, &c1);
+		cost_delta(&b->cost0, &c1, NULL, &cost);
+		cost_correct((uint64_t)cpu, 0, cost.est.calls, &cost, &k);
+		if (!k.valid)
+			b->acc.corr = false;
+		b->acc.corr_ns += k.oncpu_ns;
+		b->acc.est_ns += cost.est.bpf_ns;
+		b->acc.truth_ns += cost.stats ? cost.bpf_ns : 0;
+	}
+	b->acc.cpu_ns += cpu;
 	b->acc.prof_ns += prof_cpu_ns(b) - b->prof0;
 	b->acc.wall_ns += t1 - b->t0;
 	read_steal(&s, &t);
 	if (t > total0)
 		b->acc.steal_pct = fmax(b->acc.steal_pct, 100.0 * (s - steal0) / (t - total0));
-	if (b->prof)
-		profiler__set_phase(b->prof, MUXBPF_PHASE_NONE);
 	(void)phase;
 	return 0;
 }
@@ -323,31 +365,6 @@ static void perf_stop(struct bench *b)
 	b->perf_pid = 0;
 }
 
-/*
- * Statistics stay on while a bpf_enable_stats() fd is open.  Replace ours (an anon inode named
- * bpf-stats) with /dev/null: the kernel turns them off, and the unwinder's later close() closes
- * /dev/null instead.  Measurement only.
- */
-static void drop_stats_fd(void)
-{
-	char path[64], link[64];
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	for (int fd = 3; fd < 1024 && null >= 0; fd++) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = 0;
-		if (strstr(link, "bpf-stats"))
-			dup2(null, fd);
-	}
-	if (null >= 0)
-		close(null);
-}
-
 static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 {
 	struct profiler_opts o = { .pid = b->pid, .freq = b->freq, .running = true,
@@ -364,6 +381,8 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 		break;
 	default:
 		o.no_ledger = c == SAMPLER;
+		o.no_stats = c == NOSTATS;
+		o.bpf_stats = c == STATS;
 		o.site_every = c == NOSITES ? -1 : 0;
 		o.unwind = c == DWARF ? MUXBPF_UNWIND_DWARF
 			   : c == FP  ? MUXBPF_UNWIND_FP
@@ -371,8 +390,6 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 		b->prof = profiler__new(&o);
 		if (!b->prof)
 			return -1;
-		if (c == NOSTATS)
-			drop_stats_fd();
 		if (c == SOFTCODE || c == EXACT) {
 			if (!b->sct.ok)
 				softcode__find(b->netmux, NULL, 0, &b->sct);
@@ -444,8 +461,28 @@ static int run_block(struct bench *b, struct driver *d, unsigned int phase, enum
 	int err;
 
 	memset(&b->acc, 0, sizeof(b->acc));
+	b->acc.corr = true;
 	if (conf_attach(b, c, perf_data))
 		return -1;
+	/* one window not counted, more until muxbpf's calibration window is over (8 at most) */
+	b->warm = true;
+	for (int k = 0; k < 8; k++) {
+		struct mb_calib cal;
+
+		err = driver__run(d, &phase, 1, &h, &r);
+		if (err)
+			break;
+		calib__get(b->prof ? profiler__calib(b->prof) : NULL, &cal);
+		if (!b->prof || !profiler__calib(b->prof) || cal.valid)
+			break;
+	}
+	b->warm = false;
+	if (err) {
+		conf_detach(b, c);
+		fprintf(stderr, "overhead: %s under %s failed: %s\n", phase_name(phase),
+			conf_name[c], r.error);
+		return err;
+	}
 	for (int k = 0; k < reps; k++) {
 		err = driver__run(d, &phase, 1, &h, &r);
 		if (err) {
@@ -478,6 +515,63 @@ static void stats(double *v, int n, double *mn, double *med, double *mx)
 	*mn = v[0];
 	*mx = v[n - 1];
 	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * netmux's CPU per command less muxbpf's own time as the report estimates it, against bare; and
+ * the estimated BPF cost against the statistics' figure of the same windows.
+ */
+static void print_corrected(struct bench *b)
+{
+	printf("\ncorrected for muxbpf's own time (estimate: cost_correct(), the programs' time in "
+	       "netmux's context and the tracepoint floor per syscall removed), us per command; "
+	       "ratios to bare as above; est/stats = estimated BPF cost / the statistics' figure, "
+	       "same windows:\n");
+	printf("  %-15s %-11s %8s %8s %7s %20s %22s\n", "phase", "config", "min", "median",
+	       "best", "paired med [min..max]", "est/stats med [min..max]");
+	for (int i = 0; i < b->nphases; i++) {
+		unsigned int ph = b->phases[i];
+		double bare_v[MAX_ROUNDS], bare_min = 0, x, y, z;
+
+		for (int r = 0; r < b->rounds; r++) {
+			bare_v[r] = b->res[ph][BARE][r].cpu_ns / b->res[ph][BARE][r].cmds / 1e3;
+			bare_min = r ? fmin(bare_min, bare_v[r]) : bare_v[r];
+		}
+		for (int c = SAMPLER; c < PERF_DWARF; c++) {
+			double v[MAX_ROUNDS], pr[MAX_ROUNDS], et[MAX_ROUNDS];
+			double mn, med, mx, pmn, pmed, pmx;
+			int n = 0, ne = 0;
+			char est[40] = "-";
+
+			if (!b->conf_on[c])
+				continue;
+			for (int r = 0; r < b->rounds; r++) {
+				const struct block *k = &b->res[ph][c][r];
+
+				if (!k->corr || !k->cmds)
+					continue;
+				v[n] = k->corr_ns / k->cmds / 1e3;
+				pr[n] = v[n] / bare_v[r];
+				n++;
+				if (k->truth_ns > 0)
+					et[ne++] = k->est_ns / k->truth_ns;
+			}
+			if (!n) {
+				printf("  %-15s %-11s no estimate (no calibration window)\n",
+				       phase_name(ph), conf_name[c]);
+				continue;
+			}
+			stats(v, n, &mn, &med, &mx);
+			stats(pr, n, &pmn, &pmed, &pmx);
+			if (ne) {
+				stats(et, ne, &x, &y, &z);
+				snprintf(est, sizeof(est), "%.3f [%.3f..%.3f]", y, x, z);
+			}
+			printf("  %-15s %-11s %8.2f %8.2f %6.3fx   %.3fx [%.3f..%.3f] %22s\n",
+			       phase_name(ph), conf_name[c], mn, med, mn / bare_min, pmed, pmn, pmx,
+			       est);
+		}
+	}
 }
 
 static void print_results(struct bench *b)
@@ -538,6 +632,7 @@ static void print_results(struct bench *b)
 			       size);
 		}
 	}
+	print_corrected(b);
 	printf("\nwall/cmd: the driver's wall time per command (median, us); prof/cmd: the "
 	       "profiler's own process CPU per command in the window (median, us; muxbpf: its "
 	       "unwinder thread; perf: the perf process), on top of netmux's\n");
@@ -575,8 +670,9 @@ static void usage(void)
 		"usage: overhead [--rounds N (5)] [--scale F (1)] [--block-ms MS (400)]\n"
 		"                [--phases LIST] [--configs LIST] [--freq HZ (997)]\n"
 		"                [--keep-perf DIR] [--netmux PATH] [--game DIR] [--setarch-R]\n"
-		"configs: bare,sampler,default,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp,softcode,exact\n"
-		"         (default: all but nosites, nostats, fp, softcode and exact; bare is always in)\n");
+		"configs: bare,sampler,default,stats,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp,\n"
+		"         softcode,exact (default: all but stats, nosites, nostats, fp, softcode and\n"
+		"         exact; bare is always in)\n");
 }
 
 static int parse_configs(struct bench *b, const char *list)

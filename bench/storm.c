@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "calib.h"
 #include "profiler.h"
 #include "collect_live.h"
 #include "log.h"
@@ -34,13 +35,14 @@ enum {
 	EMPTY_BTF,   /* the same as tp_btf */
 	FILTER_BTF,  /* tp_btf: compare the tgid, exit (the bystander's whole path) */
 	SAMPLER,     /* muxbpf attach --no-syscalls */
-	NOSTATS,     /* the ledger without BPF run-time statistics */
-	DEFAULT,     /* the defaults */
+	NOSTATS,     /* the ledger without BPF run-time statistics, no calibration */
+	STATS,       /* statistics all through (--bpf-stats, the default before 2026-12-01) */
+	DEFAULT,     /* the defaults: statistics for the calibration window only */
 	NCONF
 };
 static const char *const conf_name[NCONF] = {
 	"bare", "empty raw_tp", "empty tp_btf", "tgid filter tp_btf", "sampler only",
-	"--no-bpf-stats", "default",
+	"--no-bpf-stats", "--bpf-stats", "default",
 };
 
 /* The looper's own CPU time (the kernel's runtime): time it sits preempted on this shared
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 	long calls = argc > 2 ? atol(argv[2]) : 2000000;
-	double v[2][NCONF][64], prog_ns[2][64];
+	double v[2][NCONF][64], prog_ns[2][64], est_ns[2][64] = {}, truth_ns[64] = {};
 	const char *const progs[2] = { "mb_sys_enter", "mb_sys_exit" };
 	int tcmd, tres, ocmd, ores;
 	pid_t target, bystander;
@@ -170,7 +172,8 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NCONF; k++) {
 			int c = (k + r) % NCONF; /* rotate the order */
 			struct profiler_opts o = { .pid = target, .freq = 997, .running = true,
-						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS };
+						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS,
+						 .bpf_stats = c == STATS };
 			struct profiler *p = NULL;
 			int links[2] = { -1, -1 };
 
@@ -186,11 +189,27 @@ int main(int argc, char **argv)
 				}
 			}
 			struct mb_cost_reading c0, c1;
+			struct mb_cost cost;
 
+			/* the calibration window ends before the measured calls (10 batches at most) */
+			for (int w = 0; p && profiler__calib(p) && w < 10; w++) {
+				struct mb_calib cal;
+
+				run_calls(tcmd, tres, calls / 10 + 1);
+				calib__get(profiler__calib(p), &cal);
+				if (cal.valid)
+					break;
+			}
 			cost_read(p, &c0);
 			v[0][c][r] = run_calls(tcmd, tres, calls);
 			cost_read(p, &c1);
-			for (int k2 = 0; c == DEFAULT && k2 < 2; k2++) {
+			if (p && (c == STATS || c == DEFAULT)) {
+				cost_delta(&c0, &c1, NULL, &cost);
+				est_ns[c == STATS][r] = cost.est.ledger_ns / calls;
+				truth_ns[r] = c == STATS && cost.stats ? (double)cost.ledger_ns / calls
+								       : truth_ns[r];
+			}
+			for (int k2 = 0; c == STATS && k2 < 2; k2++) {
 				prog_ns[k2][r] = 0;
 				for (int i = 0; i < c1.nprogs && i < c0.nprogs; i++)
 					if (!strcmp(c1.progs[i].name, progs[k2]) &&
@@ -232,9 +251,15 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < 2; k++) {
 		qsort(prog_ns[k], rounds, sizeof(prog_ns[k][0]), cmp_double);
-		printf("default: %s %.1f ns per run (BPF run-time statistics, best %.1f)\n", progs[k],
-		       prog_ns[k][rounds / 2], prog_ns[k][0]);
+		printf("--bpf-stats: %s %.1f ns per run (BPF run-time statistics, best %.1f)\n",
+		       progs[k], prog_ns[k][rounds / 2], prog_ns[k][0]);
 	}
+	printf("ledger BPF ns per target call, estimated from the run counts (cost_estimate()) "
+	       "and, with --bpf-stats, the statistics' own figure of the same calls:\n");
+	for (int r = 0; r < rounds; r++)
+		printf("  round %d: default est %.1f; --bpf-stats est %.1f, statistics %.1f "
+		       "(est/stats %.3f)\n", r + 1, est_ns[0][r], est_ns[1][r], truth_ns[r],
+		       truth_ns[r] > 0 ? est_ns[1][r] / truth_ns[r] : 0);
 	kill(target, SIGKILL);
 	kill(bystander, SIGKILL);
 	waitpid(target, NULL, 0);

@@ -37,6 +37,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  */
 volatile __u64 phase_epoch;
 
+/*
+ * 1 during the calibration window at the start (run-time statistics on): target runs then time
+ * their own body, so the loader can split the statistics' ns per run into a target run and an
+ * early exit (src/cost.c, calib_from()).  0 the rest of the run: no clock read for counting.
+ */
+volatile __u32 calibrating;
+
 /* Set between open and load: walk the user call site of every Nth syscall (0: never). */
 const volatile __u32 ledger_site_every = MUXBPF_DEFAULT_SITE_EVERY;
 
@@ -149,6 +156,62 @@ static __always_inline __u32 phase_of(__u64 pe)
 static __always_inline __u32 cur_phase(void)
 {
 	return phase_of(phase_epoch);
+}
+
+/*
+ * The programs' own run counts per phase (muxbpf_run_counts): with the statistics off these and
+ * the calibrated ns per run give the cost line.  Per CPU and unlocked: a program does not migrate
+ * while it runs, and a count a nested run loses only blurs a cost estimate.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct muxbpf_run_counts);
+	__uint(max_entries, MUXBPF_MAX_PHASES);
+} run_counts SEC(".maps");
+
+static __always_inline struct muxbpf_run_counts *counts(void)
+{
+	__u32 ph = cur_phase();
+
+	return bpf_map_lookup_elem(&run_counts, &ph);
+}
+
+/* An event of another process: one increment, nothing else (the bystanders' price). */
+static __always_inline int early_exit(int prog)
+{
+	struct muxbpf_run_counts *c = counts();
+
+	if (c)
+		c->exits[prog]++;
+	return 0;
+}
+
+/* The body's start for calibration, or 0 outside the window. */
+static __always_inline __u64 calib_start(void)
+{
+	return calibrating ? bpf_ktime_get_ns() : 0;
+}
+
+/* A target run done: count it, and in the calibration window its body's time and one clock read. */
+static __always_inline int count_run(int prog, __u64 t0, bool in_ctx)
+{
+	struct muxbpf_run_counts *c = counts();
+	__u64 t1, t2;
+
+	if (!c)
+		return 0;
+	c->runs[prog]++;
+	if (in_ctx)
+		c->in_ctx[prog]++;
+	if (t0) {
+		t1 = bpf_ktime_get_ns();
+		t2 = bpf_ktime_get_ns();
+		c->timed[prog]++;
+		c->timed_ns[prog] += t1 - t0;
+		c->clock_ns[prog] += t2 - t1;
+	}
+	return 0;
 }
 
 /*
@@ -309,30 +372,25 @@ static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task
 		__sync_fetch_and_add(&tv->missed_in, 1);
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_tgid, __u64 now)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task;
 	struct muxbpf_thread_state *s, *init;
 	struct muxbpf_phase_stats *st;
 	__u32 tid = (__u32)pid_tgid, ph;
-	__u64 now, pe;
+	__u64 pe;
 
-	if (pid_tgid >> 32 != targ_tgid)
-		return 0;
-	now = bpf_ktime_get_ns();
 	pe = phase_epoch;
 	ph = phase_of(pe);
 	s = bpf_map_lookup_elem(&thread_state, &tid);
 	if (!s) {
 		init = fresh_state(pe >> 32, 0, 0);
 		if (!init)
-			return 0;
+			return;
 		s = upsert(&thread_state, &tid, init, ph);
 	}
 	if (!s)
-		return 0;
+		return;
 	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
 	if (s->off)
@@ -358,24 +416,31 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 			st->dropped[s->stack_id == MUXBPF_STACK_FULL ? MUXBPF_DROP_STACK_FULL
 						       : MUXBPF_DROP_STACK_FAILED]++;
 	}
-	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+SEC("tp_btf/sys_enter")
+int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
+
+	if (pid_tgid >> 32 != targ_tgid)
+		return early_exit(MUXBPF_PROG_SYS_ENTER);
+	/* one clock read: the call's entry, and the calibration's start */
+	now = bpf_ktime_get_ns();
+	sys_enter(regs, id, pid_tgid, now);
+	return count_run(MUXBPF_PROG_SYS_ENTER, calibrating ? now : 0, true);
+}
+
+static __always_inline void sys_exit(__u64 pid_tgid, __u64 now)
+{
 	__u32 tid = (__u32)pid_tgid, pid = pid_tgid >> 32, ph;
 	struct muxbpf_thread_state *s;
 	struct task_struct *task;
-	__u64 now, cpu, wall, inexact = 0, switches, pe;
+	__u64 cpu, wall, inexact = 0, switches, pe;
 
-	if (pid != targ_tgid)
-		return 0;
 	s = bpf_map_lookup_elem(&thread_state, &tid);
 	if (!s || s->nr < 0)
-		return 0;
-	now = bpf_ktime_get_ns();
+		return;
 	pe = phase_epoch;
 	ph = phase_of(pe);
 	at_boundary(s, tid, pe >> 32);
@@ -404,7 +469,18 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	add_site(ph, pid, s, 1, cpu, wall);
 	s->nr = -1;
 	s->off = 0;
-	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
+
+	if (pid_tgid >> 32 != targ_tgid)
+		return early_exit(MUXBPF_PROG_SYS_EXIT);
+	now = bpf_ktime_get_ns();
+	sys_exit(pid_tgid, now);
+	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
 }
 
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
@@ -498,13 +574,15 @@ int BPF_PROG(mb_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	__u64 now;
 
 	if (prev->tgid != targ_tgid && next->tgid != targ_tgid)
-		return 0;
+		return early_exit(MUXBPF_PROG_SCHED_SWITCH);
 	now = bpf_ktime_get_ns();
 	if (prev->tgid == targ_tgid)
 		switch_out(prev, now);
 	if (next->tgid == targ_tgid)
 		switch_in(next, now);
-	return 0;
+	/* it runs in prev's context: the target's own time only when prev is the target */
+	return count_run(MUXBPF_PROG_SCHED_SWITCH, calibrating ? now : 0,
+			 prev->tgid == targ_tgid);
 }
 
 static __always_inline __u32 waker_kind(__u32 *waker_pid, __u32 *detail)
@@ -545,29 +623,41 @@ static __always_inline void set_ctx(int hrtimer, int softirq)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(mb_hrtimer_entry)
 {
+	__u64 t0 = calib_start();
+
 	set_ctx(1, -1);
-	return 0;
+	/* no filter: every run counts, in whatever context the interrupt hit */
+	return count_run(MUXBPF_PROG_HRTIMER_ENTRY, t0, false);
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(mb_hrtimer_exit)
 {
+	__u64 t0 = calib_start();
+
 	set_ctx(0, -1);
-	return 0;
+	/* no filter: every run counts, in whatever context the interrupt hit */
+	return count_run(MUXBPF_PROG_HRTIMER_EXIT, t0, false);
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(mb_softirq_entry, unsigned int vec)
 {
+	__u64 t0 = calib_start();
+
 	set_ctx(-1, vec + 1);
-	return 0;
+	/* no filter: every run counts, in whatever context the interrupt hit */
+	return count_run(MUXBPF_PROG_SOFTIRQ_ENTRY, t0, false);
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(mb_softirq_exit)
 {
+	__u64 t0 = calib_start();
+
 	set_ctx(-1, 0);
-	return 0;
+	/* no filter: every run counts, in whatever context the interrupt hit */
+	return count_run(MUXBPF_PROG_SOFTIRQ_EXIT, t0, false);
 }
 
 /*
@@ -580,9 +670,11 @@ int BPF_PROG(mb_sched_waking, struct task_struct *p)
 {
 	struct muxbpf_wake_key k = {};
 	struct muxbpf_wake_val zero = {}, *v;
+	__u64 t0;
 
 	if (p->tgid != targ_tgid)
-		return 0;
+		return early_exit(MUXBPF_PROG_SCHED_WAKING);
+	t0 = calib_start();
 	k.phase = cur_phase();
 	k.kind = waker_kind(&k.waker_pid, &k.detail);
 	if (k.kind == MUXBPF_WAKER_TASK)
@@ -590,5 +682,6 @@ int BPF_PROG(mb_sched_waking, struct task_struct *p)
 	v = upsert(&wakeups, &k, &zero, k.phase);
 	if (v)
 		__sync_fetch_and_add(&v->count, 1);
-	return 0;
+	/* the waker's context: the target's own time when it woke its own thread */
+	return count_run(MUXBPF_PROG_SCHED_WAKING, t0, k.kind == MUXBPF_WAKER_SELF);
 }

@@ -485,4 +485,34 @@ struct muxbpf_sc_stats {
 };
 _Static_assert(sizeof(struct muxbpf_sc_stats) == 72, "muxbpf_sc_stats layout");
 
+/*
+ * The ledger programs' own run counts (bpf/ledger.bpf.c run_counts, per CPU, key phase), kept
+ * with BPF run-time statistics off: a target run is the program's whole work for the target, an
+ * early exit an event of another process (one compare).  During the calibration window at the
+ * start (calibrating = 1, statistics on) the target runs also time their own body: the loader
+ * turns the statistics' ns per run into ns per target run and per early exit (src/cost.c).
+ * Slots in src/ledger.c's ledger_progs order.
+ */
+enum muxbpf_prog_slot {
+	MUXBPF_PROG_SYS_ENTER = 0,
+	MUXBPF_PROG_SYS_EXIT,
+	MUXBPF_PROG_SCHED_SWITCH,
+	MUXBPF_PROG_SCHED_WAKING,
+	MUXBPF_PROG_HRTIMER_ENTRY,
+	MUXBPF_PROG_HRTIMER_EXIT,
+	MUXBPF_PROG_SOFTIRQ_ENTRY,
+	MUXBPF_PROG_SOFTIRQ_EXIT,
+	MUXBPF_PROG__COUNT,
+};
+
+struct muxbpf_run_counts {
+	__u64 exits[MUXBPF_PROG__COUNT];    /* early exits (first: the bystanders' cache line) */
+	__u64 runs[MUXBPF_PROG__COUNT];     /* target runs */
+	__u64 in_ctx[MUXBPF_PROG__COUNT];   /* target runs in the target's own context */
+	__u64 timed[MUXBPF_PROG__COUNT];    /* calibration: target runs that timed their body */
+	__u64 timed_ns[MUXBPF_PROG__COUNT]; /* calibration: their bodies' ns, clock read to clock read */
+	__u64 clock_ns[MUXBPF_PROG__COUNT]; /* calibration: one back-to-back clock read each */
+};
+_Static_assert(sizeof(struct muxbpf_run_counts) == 384, "muxbpf_run_counts layout");
+
 #endif /* MUXBPF_H */

@@ -33,7 +33,7 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->sys_ns = w->after.proc.stime_ns - w->before.proc.stime_ns;
 	rp->proc_usr_ns = rp->usr_ns;
 	rp->proc_sys_ns = rp->sys_ns;
-	cost_delta(&w->before.cost, &w->after.cost, &rp->cost);
+	cost_delta(&w->before.cost, &w->after.cost, &run->calib, &rp->cost);
 }
 
 /* The window's time ledger from the boundary readings and the ledger maps. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "calib.h"
 #include "clock.h"
 #include "collect_live.h"
 #include "log.h"
@@ -27,6 +28,13 @@ void cost_read(struct profiler *p, struct mb_cost_reading *out)
 	out->t_ns = clock_ns(CLOCK_MONOTONIC);
 	if (!p)
 		return;
+	out->stats_on = calib__stats_on(profiler__calib(p));
+	calib__get(profiler__calib(p), &out->calib);
+	out->phase_old = profiler__prev_phase(p);
+	out->phase_new = profiler__phase(p);
+	out->counted =
+		!profiler__run_counts(p, out->phase_old, &out->old_counts, &out->old_samples) &&
+		!profiler__run_counts(p, out->phase_new, &out->new_counts, &out->new_samples);
 	bpf_object__for_each_program(prog, profiler__skel(p)->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);

@@ -17,6 +17,7 @@
  * --no-syscalls, and costed as one group. */
 #define LEDGER_NPROGS 8
 extern const char *const ledger_progs[LEDGER_NPROGS];
+_Static_assert(LEDGER_NPROGS == MUXBPF_PROG__COUNT, "ledger_progs in muxbpf_prog_slot order");
 
 /* The ledger maps as collected at the end of a run. */
 struct mb_ledger_data {

@@ -517,6 +517,7 @@ int live_session(const struct opts *o, struct run *r)
 				     .no_ledger = o->no_syscalls, .site_every = o->site_every,
 				     .max_stacks = o->max_stacks, .max_samples = o->max_samples,
 				     .no_stats = o->no_bpf_stats,
+				     .bpf_stats = o->bpf_stats,
 				     .fixed_period = o->fixed_period };
 	struct profiler *prof = NULL;
 	struct softcode *sc = NULL;

@@ -39,8 +39,11 @@ static const char usage[] =
 	"                      status, ping, one reply line each (see README)\n"
 	"  --interval S        consecutive phases of S seconds, named t+0s, t+Ss, ...\n"
 	"  --duration S        end the run after S seconds (default: at stop or SIGINT)\n"
-	"  --no-bpf-stats      no BPF run-time statistics: no BPF cost figures, but no clock\n"
-	"                      reads around every program run (the cheapest long runs)\n"
+	"  --bpf-stats         BPF run-time statistics all through the run (default: a short\n"
+	"                      calibration window at the start; the cost line is then estimated\n"
+	"                      from the programs' own run counts); the cost line shows both\n"
+	"  --no-bpf-stats      no BPF run-time statistics, not even the calibration window: the\n"
+	"                      cost line gives run counts only\n"
 	"  (run: --phase none drives nothing; the control channel opens once netmux is up)\n"
 	"\n"
 	"  --phase LIST        phases to measure: all, or a comma list of boot, create,\n"
@@ -104,7 +107,8 @@ enum { OPT_OUT = 512, OPT_RUNS };
 enum { OPT_FIXED_PERIOD = 1024 };
 
 /* attach mode and phases marked from outside (src/live.c) */
-enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS };
+enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS,
+       OPT_BPF_STATS };
 
 /* the softcode views (src/softcode.c) */
 enum { OPT_EXACT_COMMANDS = 1280, OPT_LOGIN };
@@ -138,6 +142,7 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "no-bpf-stats", no_argument, NULL, OPT_NO_BPF_STATS },
+	{ "bpf-stats", no_argument, NULL, OPT_BPF_STATS },
 	{ "fixed-period", no_argument, NULL, OPT_FIXED_PERIOD },
 	{ "exact-commands", no_argument, NULL, OPT_EXACT_COMMANDS },
 	{ "login", required_argument, NULL, OPT_LOGIN },
@@ -297,6 +302,9 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return parse_double("--duration", arg, 0.1, 86400 * 365, &o->duration);
 	case OPT_NO_BPF_STATS:
 		o->no_bpf_stats = true;
+		return 0;
+	case OPT_BPF_STATS:
+		o->bpf_stats = true;
 		return 0;
 	case OPT_FIXED_PERIOD:
 		o->fixed_period = true;

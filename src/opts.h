@@ -43,6 +43,7 @@ struct opts {
 	double duration;         /* --duration S: end the run after S (0: at stop or a signal) */
 	bool phase_given;        /* --phase was on the command line */
 	bool no_bpf_stats;       /* --no-bpf-stats: no run-time statistics (bpf_enable_stats) */
+	bool bpf_stats;          /* --bpf-stats: statistics all through the run, not only calibration */
 	bool fixed_period;       /* --fixed-period: the kernel's fixed sampling period */
 	/* the softcode views (--by command, softcode: src/softcode.c) */
 	bool exact_commands;     /* --exact-commands: on-CPU per command from a uprobe */

@@ -409,6 +409,7 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	write_ledger(w, p);
 	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
 	json_write_cost(w, p);
+	json_write_corrected(w, p);
 	jw_obj_end(w);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* report.json: the profiler's cost per phase and the live session (schema: doc/report.schema.json). */
+#include "ledger.h"
 #include "out_json_live.h"
 
 void json_write_cost(struct jw *w, const struct report_phase *p)
@@ -26,6 +27,81 @@ void json_write_cost(struct jw *w, const struct report_phase *p)
 		jw_null(w);
 	jw_ku64(w, "muxbpf_cpu_ns", c->self_cpu_ns);
 	jw_knum(w, "muxbpf_pct_of_core", c->wall_ns ? 100.0 * c->self_cpu_ns / c->wall_ns : 0);
+	json_write_estimate(w, c);
+	jw_obj_end(w);
+}
+
+void json_write_corrected(struct jw *w, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+	struct mb_corrected k;
+
+	jw_key(w, "corrected");
+	if (!p->has_ledger) {
+		jw_null(w);
+		return;
+	}
+	cost_correct(l->oncpu_ns, l->sys_cpu_ns, l->sys_count, &p->cost, &k);
+	if (!k.valid) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_kstr(w, "label", "estimate: measured figures less muxbpf's own time in the target's "
+			    "context");
+	jw_knum(w, "oncpu_ns", k.oncpu_ns);
+	jw_knum(w, "usr_ns", k.usr_ns);
+	jw_knum(w, "sys_ns", k.sys_ns);
+	jw_knum(w, "programs_ns", k.programs_ns);
+	jw_knum(w, "tracepoint_path_ns", k.path_ns);
+	jw_key(w, "floor_ns_per_syscall");
+	if (k.floor_ns >= 0)
+		jw_num(w, k.floor_ns);
+	else
+		jw_null(w);
+	jw_knum(w, "ns_per_syscall_removed", k.call_ns);
+	jw_key(w, "syscalls");
+	jw_arr(w);
+	for (size_t i = 0; i < l->nsys; i++) {
+		jw_obj(w);
+		jw_kstr(w, "name", syscall_name(l->sys[i].nr));
+		jw_ku64(w, "calls", l->sys[i].count);
+		jw_knum(w, "cpu_ns", cost_correct_call(&k, l->sys[i].cpu_ns, l->sys[i].count));
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+/* The programs' own counts and the cost estimated from them (cost.c, cost_estimate()). */
+void json_write_estimate(struct jw *w, const struct mb_cost *c)
+{
+	const struct mb_cost_est *e = &c->est;
+
+	jw_key(w, "run_counts");
+	if (!c->counts.valid) {
+		jw_null(w);
+	} else {
+		jw_obj(w);
+		jw_ku64(w, "target_runs", e->target_runs);
+		jw_ku64(w, "early_exits", e->exits);
+		jw_ku64(w, "samples", e->samples);
+		jw_ku64(w, "syscalls", e->calls);
+		jw_obj_end(w);
+	}
+	jw_key(w, "estimate");
+	if (!e->valid) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_knum(w, "bpf_run_ns", e->bpf_ns);
+	jw_knum(w, "ledger_run_ns", e->ledger_ns);
+	jw_knum(w, "sampler_run_ns", e->sampler_ns);
+	jw_knum(w, "bystander_ns", e->bystander_ns);
+	jw_knum(w, "in_context_ns", e->in_ctx_ns);
+	jw_knum(w, "in_syscalls_ns", e->in_call_ns);
+	jw_knum(w, "calibration_s", c->calib.seconds);
 	jw_obj_end(w);
 }
 

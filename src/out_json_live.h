@@ -8,6 +8,10 @@
 
 /* "cost": the phase's BPF run time and muxbpf's CPU (null when not measured). */
 void json_write_cost(struct jw *w, const struct report_phase *p);
+/* Inside "cost": "run_counts" and "estimate" (null when not counted / not calibrated). */
+void json_write_estimate(struct jw *w, const struct mb_cost *c);
+/* "corrected": the phase's figures less muxbpf's own time (an estimate; null without it). */
+void json_write_corrected(struct jw *w, const struct report_phase *p);
 /* "live": attach / phases marked from outside, maps' occupancy (null for a driven run). */
 void json_write_live(struct jw *w, const struct report *r);
 

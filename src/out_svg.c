@@ -209,6 +209,21 @@ static const struct report_phase *report_phase_of(const struct report *r, unsign
 	return NULL;
 }
 
+/* The subtitle's estimate without muxbpf's own time, labelled as one (cost_correct()). */
+static void corrected_title(char *sub, size_t size, const struct report_phase *rp)
+{
+	struct mb_corrected k;
+	size_t n = strlen(sub);
+
+	if (!rp || !rp->has_ledger || n >= size)
+		return;
+	cost_correct(rp->ledger.oncpu_ns, rp->ledger.sys_cpu_ns, rp->ledger.sys_count, &rp->cost,
+		     &k);
+	if (k.valid)
+		snprintf(sub + n, size - n, "; corrected for muxbpf (estimate): on-CPU %.2f ms, "
+			 "kernel %.2f ms", k.oncpu_ns / 1e6, k.sys_ns / 1e6);
+}
+
 static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		     const struct sp_phase *p, bool embed)
 {
@@ -237,6 +252,7 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		 sp->nruns > 1 ? " (all runs)" : "", p->sys_cpu_ns / 1e6,
 		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
 		 rp && rp->measured ? rp->wall_s : 0);
+	corrected_title(sub, sizeof(sub), rp);
 	err = svg_write(f, &t, &o);
 	flame_free(&t);
 	return err;

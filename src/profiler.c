@@ -5,6 +5,7 @@
  * threads and children created after it is opened; exclude_kernel keeps samples user-only.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "calib.h"
 #include "clock.h"
 #include "jitter.h"
 #include "ledger.h"
@@ -44,6 +46,10 @@ struct profiler {
 	int nthreads;
 	struct jitter *jitter; /* re-draws the sampler events' periods (jitter.c) */
 	uint32_t epoch; /* phase boundaries so far (the ledger's phase_epoch >> 32) */
+	unsigned int prev_phase;
+	double floor_ns;     /* the tracepoints' cost per syscall outside the programs, -1: none */
+	bool stats;          /* run-time statistics enabled */
+	struct calib *calib; /* the calibration window, NULL without statistics */
 };
 
 /*
@@ -317,6 +323,48 @@ static int attach_ledger(struct profiler *p)
 	return 0;
 }
 
+/* CPU ns per syscall of this thread: the best of FLOOR_BLOCKS blocks of FLOOR_CALLS getppid. */
+#define FLOOR_BLOCKS 7
+#define FLOOR_CALLS 4000
+static double syscall_ns(void)
+{
+	double best = 0;
+
+	for (int b = 0; b < FLOOR_BLOCKS; b++) {
+		uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t;
+
+		for (int i = 0; i < FLOOR_CALLS; i++)
+			syscall(SYS_getppid);
+		t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (!b || t < best)
+			best = (double)t;
+	}
+	return best / FLOOR_CALLS;
+}
+
+/*
+ * What the ledger's tracepoints add to every syscall outside the programs: muxbpf's own
+ * syscalls before and after they attach (its own are early exits: the programs' share is one
+ * compare each).  The corrected figures remove it per syscall of the target (cost_correct()).
+ * The CPU clock of this thread and the best of several blocks: preemption by the machine's other
+ * work does not count.  Attaching in between: sys_enter and sys_exit only, nothing else moves.
+ */
+static int measure_floor(struct profiler *p)
+{
+	double bare, traced;
+	int err;
+
+	bare = syscall_ns();
+	err = attach_ledger(p);
+	if (err)
+		return err;
+	traced = syscall_ns();
+	p->floor_ns = traced > bare ? traced - bare : 0;
+	pr_verbose("tracepoint floor: %.0f ns per syscall (%.0f bare, %.0f with the ledger "
+		   "attached, muxbpf's own getppid)", p->floor_ns, bare, traced);
+	return 0;
+}
+
 /*
  * Threads that are already blocked in a syscall when the ledger attaches (the paused child in
  * read(), a live server in select()) would have no state until that call returns, and the time
@@ -377,12 +425,6 @@ static int setup_unwind(struct profiler *p, const struct profiler_opts *opts)
 	p->unw = unwinder__new(opts->unwind);
 	if (!p->unw)
 		return -ENOMEM;
-	/*
-	 * Run-time statistics cost two clock reads per program run (74 ns per run measured here,
-	 * bench/stats_cost): worth the cost figures, unless asked for the cheapest long run.
-	 */
-	if (!opts->no_stats && unwinder__enable_stats(p->unw))
-		pr_verbose("no BPF run-time statistics: %s", strerror(errno));
 	if (opts->exe && opts->unwind != MUXBPF_UNWIND_FP && unwinder__prepare(p->unw, opts->exe))
 		pr_warn("cannot read %s: its unwind tables will be built when it runs", opts->exe);
 	unwinder__capacity(p->unw, &cap);
@@ -448,6 +490,103 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 	return start_unwind(p);
 }
 
+int profiler__run_counts(struct profiler *p, uint32_t ph, struct muxbpf_run_counts *out,
+			 uint64_t *samples)
+{
+	struct muxbpf_bpf *skel = p->skel;
+	int ncpu = libbpf_num_possible_cpus();
+	size_t n = sizeof(*out) / sizeof(uint64_t);
+	struct muxbpf_run_counts *v;
+	struct muxbpf_phase_stats *st;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	*samples = 0;
+	if (ncpu <= 0 || ph >= MUXBPF_MAX_PHASES)
+		return -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	st = calloc(ncpu, sizeof(*st));
+	if (!v || !st) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (p->ledger &&
+	    bpf_map_lookup_elem(bpf_map__fd(skel->maps.run_counts), &ph, v)) {
+		err = -errno;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.sample_stats), &ph, st)) {
+		err = -errno;
+		goto out;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		const uint64_t *x = (const uint64_t *)&v[c];
+		uint64_t *o = (uint64_t *)out;
+
+		for (size_t i = 0; i < n; i++)
+			o[i] += x[i];
+		*samples += st[c].taken;
+	}
+out:
+	free(v);
+	free(st);
+	return err;
+}
+
+/* The statistics and the programs' own counts (all phases) now, for the calibration. */
+static void calib_read(struct profiler *p, struct mb_calib_reading *out)
+{
+	struct bpf_program *prog;
+
+	memset(out, 0, sizeof(*out));
+	out->t_ns = clock_ns(CLOCK_MONOTONIC);
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		const char *name = bpf_program__name(prog);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		if (!strcmp(name, "mb_sample")) {
+			out->sample_runs = info.run_cnt;
+			out->sample_ns = info.run_time_ns;
+		}
+		for (int i = 0; i < MUXBPF_PROG__COUNT; i++)
+			if (!strcmp(name, ledger_progs[i])) {
+				out->runs[i] = info.run_cnt;
+				out->run_ns[i] = info.run_time_ns;
+			}
+	}
+	/* every phase: the window may span several */
+	for (uint32_t ph = 0; ph < MUXBPF_MAX_PHASES; ph++) {
+		struct muxbpf_run_counts c;
+		const uint64_t *x = (const uint64_t *)&c;
+		uint64_t *o = (uint64_t *)&out->counts, samples;
+
+		if (profiler__run_counts(p, ph, &c, &samples))
+			return;
+		for (size_t i = 0; i < sizeof(c) / sizeof(uint64_t); i++)
+			o[i] += x[i];
+	}
+	out->valid = true;
+}
+
+/* The calibration window's callbacks (calib.h). */
+static void calib_read_cb(void *ctx, struct mb_calib_reading *out)
+{
+	calib_read(ctx, out);
+}
+
+static void calib_end_cb(void *ctx, bool keep_stats)
+{
+	struct profiler *p = ctx;
+
+	__atomic_store_n(&p->skel->bss->calibrating, 0, __ATOMIC_SEQ_CST);
+	if (!keep_stats)
+		unwinder__disable_stats(p->unw);
+}
+
 struct profiler *profiler__new(const struct profiler_opts *opts)
 {
 	struct profiler *p;
@@ -463,14 +602,36 @@ struct profiler *profiler__new(const struct profiler_opts *opts)
 	err = load(p, opts);
 	if (!err)
 		err = attach_runtime(p);
+	p->floor_ns = -1;
 	if (!err && p->ledger)
-		err = attach_ledger(p);
+		err = measure_floor(p);
 	if (!err && p->ledger)
 		seed_ledger(p);
+	/*
+	 * Run-time statistics cost two clock reads per program run (74 ns per run measured here,
+	 * bench/stats_cost), for every process's early exits too: on for the calibration window
+	 * only (calib.h), unless asked for all through the run or not at all.  After the floor:
+	 * it is measured without them.
+	 */
+	if (!err && !opts->no_stats) {
+		p->stats = !unwinder__enable_stats(p->unw);
+		if (!p->stats)
+			pr_verbose("no BPF run-time statistics: %s", strerror(errno));
+	}
 	if (!err)
 		err = attach_sampler(p, opts);
 	if (!err && !opts->fixed_period)
 		err = start_jitter(p, opts);
+	if (!err && p->stats) {
+		struct calib_ops ops = { .read = calib_read_cb, .end = calib_end_cb, .ctx = p };
+
+		__atomic_store_n(&p->skel->bss->calibrating, 1, __ATOMIC_SEQ_CST);
+		p->calib = calib__start(&ops, opts->bpf_stats, p->floor_ns);
+		if (!p->calib)
+			__atomic_store_n(&p->skel->bss->calibrating, 0, __ATOMIC_SEQ_CST);
+		if (!p->calib)
+			pr_verbose("no calibration window: %s", strerror(errno));
+	}
 	if (err) {
 		profiler__free(p);
 		errno = -err;
@@ -484,6 +645,7 @@ void profiler__set_phase(struct profiler *p, unsigned int phase)
 	/* The .bss is mmapped: the store is visible to the next sample on any CPU. */
 	__atomic_store_n(&p->skel->bss->phase, phase, __ATOMIC_SEQ_CST);
 	/* the ledger's phase and boundary in one store (bpf/ledger.bpf.c, at_boundary()) */
+	p->prev_phase = (uint32_t)p->skel->bss->phase_epoch;
 	p->epoch++;
 	__atomic_store_n(&p->skel->bss->phase_epoch, (uint64_t)p->epoch << 32 | phase,
 			 __ATOMIC_SEQ_CST);
@@ -508,10 +670,21 @@ unsigned int profiler__phase(const struct profiler *p)
 	return __atomic_load_n(&p->skel->bss->phase, __ATOMIC_SEQ_CST);
 }
 
+unsigned int profiler__prev_phase(const struct profiler *p)
+{
+	return p->prev_phase;
+}
+
+struct calib *profiler__calib(struct profiler *p)
+{
+	return p->calib;
+}
+
 void profiler__free(struct profiler *p)
 {
 	if (!p)
 		return;
+	calib__free(p->calib);
 	if (p->jitter) {
 		struct jitter_stats js;
 

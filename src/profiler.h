@@ -23,7 +23,8 @@ struct profiler_opts {
 	bool no_ledger;        /* leave out the syscall/scheduler ledger (--no-syscalls) */
 	int site_every;        /* walk the call site of every Nth syscall; 0: default, <0: never */
 	bool running;          /* the target runs already: one sampler event per thread */
-	bool no_stats;         /* no BPF run-time statistics (--no-bpf-stats) */
+	bool no_stats;         /* no BPF run-time statistics, not even calibration (--no-bpf-stats) */
+	bool bpf_stats;        /* statistics on all through the run, not just calibration (--bpf-stats) */
 	bool fixed_period;     /* the kernel's fixed sampling period, no random redraws */
 };
 
@@ -37,6 +38,15 @@ struct profiler *profiler__new(const struct profiler_opts *opts);
 void profiler__set_phase(struct profiler *p, unsigned int phase);
 uint32_t profiler__epoch(const struct profiler *p);
 unsigned int profiler__phase(const struct profiler *p);
+/* The phase before the last profiler__set_phase(). */
+unsigned int profiler__prev_phase(const struct profiler *p);
+/* The calibration window (calib.h), or NULL without run-time statistics. */
+struct calib *profiler__calib(struct profiler *p);
+struct muxbpf_run_counts;
+/* Phase ph's run counts of the ledger programs (bpf/ledger.bpf.c run_counts) and its sampler
+ * runs, summed over the CPUs.  0 or -errno. */
+int profiler__run_counts(struct profiler *p, uint32_t ph, struct muxbpf_run_counts *out,
+			 uint64_t *samples);
 /* Stop sampling (a running target keeps running while the maps are read at the end). */
 void profiler__pause(struct profiler *p);
 /* Detach every link and free (safe on NULL). */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "calib.h"
 #include "clock.h"
 #include "collect.h"
 #include "collect_ledger.h"
@@ -76,6 +77,9 @@ int session_collect(struct profiler *p, struct run *r)
 	int err = collect_profile(p, &r->profile);
 
 	r->ledger = profiler__has_ledger(p);
+	/* the window's result for every phase, also those that ended before it did */
+	calib__finish(profiler__calib(p));
+	calib__get(profiler__calib(p), &r->calib);
 	if (!err && r->ledger)
 		err = collect_ledger(p, &r->ledger_data);
 	return err;

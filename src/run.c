@@ -195,6 +195,7 @@ static int start_game(struct session *s)
 				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
 				     .max_samples = s->o->max_samples,
 				     .no_stats = s->o->no_bpf_stats,
+				     .bpf_stats = s->o->bpf_stats,
 				     .fixed_period = s->o->fixed_period };
 	int err;
 

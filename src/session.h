@@ -52,6 +52,7 @@ struct run {
 	bool target_died;             /* netmux exited on its own during the run */
 	char stopped[320];            /* why the run stopped early ("" when it did not) */
 	struct mb_live_info live;     /* phases marked from outside: attach, --control, --interval */
+	struct mb_calib calib;        /* the calibration window's result (cost.h) */
 	struct sc_data softcode;      /* --by command, softcode (src/softcode.c) */
 };
 
