@@ -257,8 +257,9 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 		r->samples += k->count;
 		out->samples += k->count;
 	}
-	/* the time between commands: shared out by commands started (each costs the main loop,
-	 * its output and the queue alike), not by their own time */
+	/* the time between commands: shared out by commands started (each costs the main loop
+	 * and the queue alike), not by their own time.  Writing a command's reply also falls
+	 * here: a command with a long reply leaves part of its cost to the others (README). */
 	for (size_t i = 0; i < d->ntimes; i++) {
 		const struct sc_time *t = &d->times[i];
 

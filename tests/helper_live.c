@@ -13,9 +13,12 @@
  *       send one command, print the reply; exit 0 on "ok ...", 1 otherwise
  *   helper_live softcode PORT CONTROL COUNT
  *       the softcode views' test game: as the wizard, create SoftObj with $slow
- *       (iter(lnum(200),...)), $fast (add(1,2)) and $ufn (u(#N/FN_HEAVY) on HeavyObj), then
+ *       (iter(lnum(200),...)), $fast (add(100,2)) and $ufn (u(#N/FN_HEAVY) on HeavyObj), then
  *       windows: "mixed" (the three interleaved, COUNT times each), then "slow", "fast", "ufn"
- *       alone (COUNT each); prints "HEAVY #N"
+ *       alone (COUNT each); prints "HEAVY #N".  Each reply is 3 characters ($slow and $ufn
+ *       reply with their result's strlen()): writing a reply happens between commands, where
+ *       the exact mode shares time out evenly per command, so equal replies make the alone
+ *       windows a fair truth for the mixed one.
  */
 #include <errno.h>
 #include <poll.h>
@@ -305,9 +308,9 @@ static int softcode(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd),
 			 "&FN_HEAVY HeavyObj=[iter(lnum(100),add(##,1))]\r\n"
 			 "@create SoftObj\r\n"
-			 "&CMD_SLOW SoftObj=$slow:@pemit %%#=[iter(lnum(200),mul(##,2))]\r\n"
-			 "&CMD_FAST SoftObj=$fast:@pemit %%#=[add(1,2)]\r\n"
-			 "&CMD_UFN SoftObj=$ufn:@pemit %%#=[u(#%d/FN_HEAVY)]\r\n"
+			 "&CMD_SLOW SoftObj=$slow:@pemit %%#=[strlen(iter(lnum(200),mul(##,2)))]\r\n"
+			 "&CMD_FAST SoftObj=$fast:@pemit %%#=[add(100,2)]\r\n"
+			 "&CMD_UFN SoftObj=$ufn:@pemit %%#=[strlen(u(#%d/FN_HEAVY))]\r\n"
 			 "@pemit me=SETUPDONE\r\n", heavy);
 		err = game_send(gfd, cmd);
 	}

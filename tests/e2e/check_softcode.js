@@ -1,13 +1,17 @@
 // The softcode views' checks on one report.json (tests/e2e/softcode.sh).
-//   node check_softcode.js REPORT.json TOLERANCE_PCT [attach]
+//   node check_softcode.js REPORT.json
 // Window "mixed" runs $slow, $ufn, $fast interleaved, COUNT each; windows "slow", "ufn", "fast"
-// run each alone.  --by command must order mixed's rows slow > ufn > fast, and their CPU per
-// command must be within TOLERANCE of each one's alone window: its exact on-CPU / its count.
-// --by softcode must show HeavyObj's FN_HEAVY under SoftObj's $ufn, named.
+// run each alone.  Two instruments see each command in the mixed window independently: the
+// exact mode's task clock inside the command (in_command_ns) and the sampler's user-mode samples
+// under it.  Each command's share of the three commands' task clock must lie in the 99.9%
+// Wilson interval of its share of their samples.  (The alone windows are no truth for the mixed
+// one: interleaved, the cheap commands run with colder caches and longer main-loop passes,
+// +20-40% on a loaded machine, so their figures are printed, not compared.)  Also: the mixed
+// rows ordered slow > ufn > fast, each command run as often mixed as alone, and FN_HEAVY named
+// under SoftObj's $ufn in --by softcode.
 'use strict';
 const fs = require('fs');
 const r = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const tol = Number(process.argv[3]) / 100;
 const errors = [];
 const sc = r.softcode;
 if (!sc || !sc.available) {
@@ -18,7 +22,7 @@ const phase = (name) => r.phases.find((p) => p.name === name);
 const scphase = (name) => sc.phases.find((p) => p.name === name);
 const row = (name, label) => (scphase(name).commands || []).find((c) => c.command.startsWith(label + ' '));
 const out = [];
-let prev = Infinity;
+const rows = [];
 for (const cmd of ['slow', 'ufn', 'fast']) {
 	const m = row('mixed', '$' + cmd);
 	const alone = phase(cmd);
@@ -29,12 +33,28 @@ for (const cmd of ['slow', 'ufn', 'fast']) {
 	}
 	if (m.runs !== a.runs)
 		errors.push(`$${cmd}: ${m.runs} runs in mixed, ${a.runs} alone`);
+	rows.push({ cmd, m, alone: alone.oncpu_ns / a.runs });
+}
+let prev = Infinity;
+const samples = rows.reduce((t, r) => t + r.m.samples, 0);
+const clock = rows.reduce((t, r) => t + r.m.in_command_ns, 0);
+// Wilson score interval at 99.9% (z = 3.29) of k in n
+const wilson = (k, n, z = 3.29) => {
+	const p = k / n, d = 1 + (z * z) / n;
+	const c = (p + (z * z) / (2 * n)) / d;
+	const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+	return [c - h, c + h];
+};
+for (const { cmd, m, alone } of rows) {
 	const per = m.cpu_ns / m.runs;
-	const truth = alone.oncpu_ns / a.runs;
-	const d = (per - truth) / truth;
-	out.push(`$${cmd} ${(per / 1e3).toFixed(1)} us/cmd mixed vs ${(truth / 1e3).toFixed(1)} alone (${(100 * d).toFixed(1)}%)`);
-	if (Math.abs(d) > tol)
-		errors.push(`$${cmd}: ${(per / 1e3).toFixed(1)} us per command in mixed, ${(truth / 1e3).toFixed(1)} alone (${(100 * d).toFixed(1)}%, more than ${100 * tol}%)`);
+	const q = m.in_command_ns / clock;
+	const [lo, hi] = samples ? wilson(m.samples, samples) : [0, 0];
+	out.push(`$${cmd} ${(per / 1e3).toFixed(1)} us/cmd (alone ${(alone / 1e3).toFixed(1)}), ` +
+		`task clock ${(100 * q).toFixed(1)}% vs samples ${m.samples}/${samples} ` +
+		`[${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]%`);
+	if (!(q >= lo && q <= hi))
+		errors.push(`$${cmd}: ${(100 * q).toFixed(1)}% of the commands' task clock, outside the ` +
+			`99.9% interval [${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]% of their samples`);
 	if (per >= prev)
 		errors.push(`$${cmd} is not cheaper than the command before it in slow > ufn > fast`);
 	prev = per;
