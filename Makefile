@@ -60,7 +60,7 @@ override CFLAGS += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-DMUXBPF_DEFAULT_NETMUX='"$(NETMUX_FP)"' -DMUXBPF_DEFAULT_TEMPLATE='"$(GAME_TEMPLATE)"'
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c -ljansson) -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
-	-Iinclude -Ivmlinux/$(ARCH)
+	-Iinclude -Ivmlinux/$(ARCH) $(BPF_DEFS)
 
 .DELETE_ON_ERROR:
 .SECONDARY:

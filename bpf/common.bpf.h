@@ -15,4 +15,16 @@ extern const volatile __u32 targ_tgid;
  * (MUXBPF_STACK_FULL when the stack map of its depth is full). */
 extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
 
+/*
+ * bench/sampler_stages.sh only: build with BPF_DEFS=-DMUXBPF_BENCH_STAGE=N to make the sampler
+ * return after stage N, so that the kernel's run-time statistics time each stage by difference.
+ * 0 (every real build): the whole sample.
+ */
+#ifndef MUXBPF_BENCH_STAGE
+#define MUXBPF_BENCH_STAGE 0
+#endif
+#define MUXBPF_STAGE_ENTRY 1 /* the sample counted as taken */
+#define MUXBPF_STAGE_SETUP 2 /* the walk's state set up (its maps looked up) */
+#define MUXBPF_STAGE_WALK 3  /* the stack walked, not interned */
+
 #endif /* MUXBPF_COMMON_BPF_H */

@@ -573,10 +573,14 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	if (unwind_mode != MUXBPF_UNWIND_FP && !slot)
 		w->missed = 1;
 	w->end = MUXBPF_WALK_DEPTH;
+	if (MUXBPF_BENCH_STAGE == MUXBPF_STAGE_SETUP)
+		return -22;
 	bpf_loop(MUXBPF_MAX_STACK_DEPTH + 1, walk_step, NULL, 0);
 	if (w->missed)
 		request_reload(tgid, w->ip);
 
+	if (MUXBPF_BENCH_STAGE == MUXBPF_STAGE_WALK)
+		return -22;
 	n = w->n;
 	end = w->end;
 	/* The key is the frames zero-padded to the bucket's depth: clear the last walk's tail. */
