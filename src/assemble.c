@@ -27,6 +27,8 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->t_begin_ns = w->before.t_ns;
 	rp->t_end_ns = w->after.t_ns;
 	rp->commands = w->result.commands;
+	rp->rounds.n = w->result.rounds;
+	rp->rounds.stop = w->round_stop;
 	rp->schedstat_ns = w->after.proc.schedstat_ns - w->before.proc.schedstat_ns;
 	rp->oncpu_ns = profiled ? rt_delta(&w->before.rt, &w->after.rt, run->pid) : rp->schedstat_ns;
 	rp->usr_ns = w->after.proc.utime_ns - w->before.proc.utime_ns;
@@ -73,6 +75,61 @@ static void fill_outside(struct report_phase *rp, const struct report *r, const 
 	rp->oncpu_ns = total;
 }
 
+/*
+ * A window's rounds: the batches of rounds from its marks (the last batch ends at the window's
+ * end, so the batches add up to the phase's figures), and each row's interval from the spread
+ * between them.  A mark holds the fold at its batch's end; the last batch's is the report's.
+ */
+static int fill_rounds(struct report *r, struct report_phase *rp, const struct window *w)
+{
+	struct report_rounds *rr = &rp->rounds;
+	const struct fold_table *cum[ROUNDS_MAX + 1];
+	double ns[ROUNDS_MAX + 1], cmds[ROUNDS_MAX + 1];
+	unsigned int n = w->nmarks;
+	int err = 0;
+
+	/* a mark at the window's last round is its end: the report's figures stand in for it */
+	if (n && w->marks[n - 1].rounds == w->result.rounds)
+		n--;
+	n++;
+	if (n < 2 || n > ROUNDS_MAX + 1)
+		return 0;
+	rr->v = calloc(n, sizeof(*rr->v));
+	if (!rr->v)
+		return -ENOMEM;
+	rr->batches = n;
+	for (unsigned int j = 0; j < n; j++) {
+		const struct round_mark *m = &w->marks[j], *prev = j ? &w->marks[j - 1] : NULL;
+		bool last = j == n - 1;
+		uint64_t t1 = last ? w->after.t_ns : m->t_ns, t0 = prev ? prev->t_ns : w->before.t_ns;
+
+		cum[j] = last ? &rp->fold : &m->fold;
+		rr->v[j].rounds = (last ? w->result.rounds : m->rounds) - (prev ? prev->rounds : 0);
+		rr->v[j].wall_s = (t1 - t0) / 1e9;
+		rr->v[j].commands = (last ? rp->commands : m->commands) - (prev ? prev->commands : 0);
+		rr->v[j].oncpu_ns = (last ? rp->oncpu_ns : m->oncpu_ns) - (prev ? prev->oncpu_ns : 0);
+		rr->v[j].samples = cum[j]->samples - (j ? cum[j - 1]->samples : 0);
+		ns[j] = (double)rr->v[j].oncpu_ns;
+		cmds[j] = (double)rr->v[j].commands;
+	}
+	stats_ratio_rounds(ns, cmds, (int)n, &rr->cpu_per_cmd);
+	rr->top_half = rounds_top_half(cum, (int)n, r->rule_by, ROUNDS_TOP);
+	rounds_homogeneity(cum, (int)n, r->rule_by, ROUNDS_TOP, &rr->homog);
+	for (int by = 0; by < FOLD_BY__COUNT && !err; by++) {
+		size_t rows = rp->fold.by[by].n;
+
+		for (int t = 0; t < 2 && rows && !err; t++) {
+			rr->ci[by][t] = calloc(rows, sizeof(*rr->ci[by][t]));
+			rr->from_rounds[by][t] = calloc(rows, sizeof(*rr->from_rounds[by][t]));
+			err = rr->ci[by][t] && rr->from_rounds[by][t]
+				      ? rounds_rows_ci(cum, (int)n, by, t, rr->ci[by][t],
+						       rr->from_rounds[by][t])
+				      : -ENOMEM;
+		}
+	}
+	return err;
+}
+
 static int fold_all(struct report *r, const struct run *run, const struct mb_resolved *res)
 {
 	for (int i = 0; i < r->nphases; i++) {
@@ -84,14 +141,19 @@ static int fold_all(struct report *r, const struct run *run, const struct mb_res
 		if (err)
 			return err;
 		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
+		if (rp->measured && (err = fill_rounds(r, rp, &run->windows[i])))
+			return err;
 	}
 	/* leaf DSOs over the whole run: the report's symbols section */
 	return fold_phase(&run->profile, res, FOLD_ALL_PHASES, run->pid, 0, &r->symbols);
 }
 
-/* A symbolizer with --debug-dir before the standard directory, reading the files the run
- * pinned (they may be unmapped or gone by now). */
-static struct symbolizer *make_symbolizer(const struct opts *o, const struct run *run)
+unsigned int report_views(const struct opts *o)
+{
+	return o->by | (o->out_dir ? (FOLD_VIEW(FOLD_BY__COUNT) - 1) : 0);
+}
+
+struct symbolizer *report_symbolizer(const struct opts *o, const struct run *run)
 {
 	const char *dirs[sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]) + 1];
 	struct symbolizer *sym = symbolizer__new();
@@ -249,8 +311,13 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	r->freq = o->freq;
 	r->top = o->top;
 	r->by = o->by;
-	r->folded = o->by | (o->out_dir ? (FOLD_VIEW(FOLD_BY__COUNT) - 1) : 0);
+	r->folded = report_views(o);
 	r->min_pct = o->min_pct;
+	r->max_phase_seconds = o->max_phase_seconds;
+	r->rule_by = FOLD_BY_FUNCTION;
+	for (int by = FOLD_BY__COUNT - 1; by >= 0; by--)
+		if (o->by & FOLD_VIEW(by))
+			r->rule_by = by;
 	r->debug_dirs = o->debug_dirs;
 	r->ndebug_dirs = o->ndebug_dirs;
 	r->profiled = !o->no_profile;
@@ -275,7 +342,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	r->nphases++;
 	if (!r->profiled)
 		return 0;
-	sym = make_symbolizer(o, run);
+	sym = report_symbolizer(o, run);
 	if (!sym)
 		return -errno;
 	t0 = mono_ms();
@@ -307,6 +374,13 @@ void report_free(struct report *r)
 		free(p->site_labels);
 		phase_ledger__free(&p->ledger);
 		fold_table__free(&p->fold);
+		free(p->rounds.v);
+		for (int by = 0; by < FOLD_BY__COUNT; by++)
+			for (int t = 0; t < 2; t++) {
+				free(p->rounds.ci[by][t]);
+				free(p->rounds.from_rounds[by][t]);
+			}
+		memset(&p->rounds, 0, sizeof(p->rounds));
 	}
 	fold_table__free(&r->symbols);
 	symbolizer__free(r->sym);

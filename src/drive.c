@@ -584,6 +584,35 @@ static int call_hook(struct driver *d, int (*hook)(void *, unsigned int), void *
 	return 0;
 }
 
+/*
+ * A command window's rounds: the phase's commands, again while the round hook asks for another
+ * round (phases whose work repeats unchanged only; the others run one round).  Each round's
+ * commands are numbered from 0, so every round sends and checks the same commands.
+ */
+static int run_rounds(struct driver *d, unsigned int phase, const struct phase_hooks *h,
+		      struct phase_result *r)
+{
+	uint64_t n = window_commands(d, phase), sent;
+	int err = 0, more = 1;
+
+	r->commands = 0;
+	r->rounds = 0;
+	while (!err && more > 0) {
+		err = run_commands(d, phase, n, &sent);
+		r->commands += sent;
+		if (err)
+			break;
+		r->rounds++;
+		more = h->round && driver_phase_repeats(phase)
+			       ? h->round(h->ctx, phase, r->rounds, r->commands)
+			       : 0;
+		if (more < 0)
+			err = drv_fail(d, more, "%s: the round hook failed (%d)", phase_name(phase),
+				       more);
+	}
+	return err;
+}
+
 /* The measured window: begin hook, the commands (or the idle wait), end hook. */
 static int run_window(struct driver *d, unsigned int phase, const struct phase_hooks *h,
 		      struct phase_result *r)
@@ -599,10 +628,12 @@ static int run_window(struct driver *d, unsigned int phase, const struct phase_h
 	t0 = mono_ms();
 	d->reads = 0;
 	d->hooks = h;
-	if (phase == MUXBPF_PHASE_IDLE)
+	if (phase == MUXBPF_PHASE_IDLE) {
 		err = idle_window(d);
-	else
-		err = run_commands(d, phase, window_commands(d, phase), &r->commands);
+		r->rounds = !err;
+	} else {
+		err = run_rounds(d, phase, h, r);
+	}
 	t1 = mono_ms();
 	d->hooks = NULL;
 	/* end() also after a failure, so that a profiler never stays inside the phase */

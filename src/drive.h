@@ -30,11 +30,21 @@ struct phase_hooks {
 	void *ctx;
 	/* optional: commands of the window answered so far, after every chunk (progress line) */
 	void (*progress)(void *ctx, unsigned int phase, uint64_t done, uint64_t total);
+	/*
+	 * optional: a round of a phase that repeats (driver_phase_repeats) has been answered
+	 * (server quiescent, still inside the window); rounds counts it, commands those of the
+	 * window so far.  > 0: run another round
+	 * of the same work, 0: close the window, < 0: abort the run.  Without it every window is
+	 * one round.
+	 */
+	int (*round)(void *ctx, unsigned int phase, unsigned int rounds, uint64_t commands);
 };
 
 struct phase_result {
 	unsigned int phase;
 	uint64_t commands; /* commands sent in the measured window (sentinels not counted) */
+	unsigned int rounds; /* rounds of the phase's work answered in full (0: cut short in the
+			      * first) */
 	double wall_s;	   /* from begin() returning to end() being called */
 	bool ok;	   /* replies checked and correct */
 	char error[256];   /* why not ok */

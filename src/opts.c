@@ -11,6 +11,7 @@
 #include "fold.h"
 #include "opts.h"
 #include "phases.h"
+#include "rounds.h"
 
 #ifndef MUXBPF_DEFAULT_NETMUX
 #define MUXBPF_DEFAULT_NETMUX "netmux"
@@ -54,6 +55,10 @@ static const char usage[] =
 	"  --freq HZ           user-only sampling frequency, 1-100000 (default 997)\n"
 	"  --fixed-period      sample on the kernel's fixed period (default: a random period\n"
 	"                      re-drawn every few ms, which cannot lock step with periodic work)\n"
+	"  --max-phase-seconds S  a phase whose work repeats (attrread, dispatch, softcode_*)\n"
+	"                      runs it in rounds until its top rows are within +-1 point, or\n"
+	"                      until another round would end after S seconds (default 20;\n"
+	"                      0: one round)\n"
 	"  --top N             rows listed per phase and view (default 15)\n"
 	"  --by LIST           the report's tables: a comma list of function (inlined functions\n"
 	"                      as frames of their own), srcfile, line, dso (default function);\n"
@@ -104,7 +109,7 @@ enum { OPT_PHASE = 256, OPT_SCALE, OPT_IDLE, OPT_FREQ, OPT_TOP, OPT_NETMUX, OPT_
 enum { OPT_OUT = 512, OPT_RUNS };
 
 /* sampling and statistics */
-enum { OPT_FIXED_PERIOD = 1024 };
+enum { OPT_FIXED_PERIOD = 1024, OPT_MAX_PHASE_SECONDS };
 
 /* attach mode and phases marked from outside (src/live.c) */
 enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_BPF_STATS,
@@ -144,6 +149,7 @@ static const struct option longopts[] = {
 	{ "no-bpf-stats", no_argument, NULL, OPT_NO_BPF_STATS },
 	{ "bpf-stats", no_argument, NULL, OPT_BPF_STATS },
 	{ "fixed-period", no_argument, NULL, OPT_FIXED_PERIOD },
+	{ "max-phase-seconds", required_argument, NULL, OPT_MAX_PHASE_SECONDS },
 	{ "exact-commands", no_argument, NULL, OPT_EXACT_COMMANDS },
 	{ "login", required_argument, NULL, OPT_LOGIN },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -309,6 +315,8 @@ static int parse_one(int c, const char *arg, struct opts *o)
 	case OPT_FIXED_PERIOD:
 		o->fixed_period = true;
 		return 0;
+	case OPT_MAX_PHASE_SECONDS:
+		return parse_double("--max-phase-seconds", arg, 0, 86400, &o->max_phase_seconds);
 	case OPT_EXACT_COMMANDS:
 		o->exact_commands = true;
 		return 0;
@@ -399,6 +407,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->scale = 1;
 	o->idle_seconds = 8;
+	o->max_phase_seconds = ROUNDS_DEFAULT_MAX_SECONDS;
 	o->freq = 997;
 	o->top = 15;
 	o->by = FOLD_VIEW(FOLD_BY_FUNCTION);

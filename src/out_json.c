@@ -13,6 +13,8 @@
 #include "ledger.h"
 #include "out_json.h"
 #include "phases.h"
+#include "reply_check.h"
+#include "rounds.h"
 #include "runs.h"
 #include "stats.h"
 
@@ -112,36 +114,38 @@ static void write_sampler(struct jw *w, const struct muxbpf_phase_stats *st)
 	jw_obj_end(w);
 }
 
-/* A share's 95% interval in percent, [lo, hi] (Wilson: stats.c). */
-static void write_ci(struct jw *w, const char *key, uint64_t k, uint64_t n, bool *wide)
+/* A share's 95% interval in percent, [lo, hi]: the one the text report prints. */
+static void write_ci(struct jw *w, const char *key, const struct stats_ci *ci)
 {
-	struct stats_ci ci;
-
-	stats_share(k, n, &ci);
 	jw_key(w, key);
 	jw_arr(w);
-	jw_num(w, 100 * ci.lo);
-	jw_num(w, 100 * ci.hi);
+	jw_num(w, 100 * ci->lo);
+	jw_num(w, 100 * ci->hi);
 	jw_arr_end(w);
-	if (wide)
-		*wide = stats_ci_wide(&ci);
 }
 
-static void write_rows(struct jw *w, const struct fold_view *v, uint64_t samples)
+static void write_rows(struct jw *w, const struct report_phase *p, enum fold_by by)
 {
-	bool wide;
+	const struct fold_view *v = &p->fold.by[by];
+	uint64_t samples = p->fold.samples;
 
 	jw_arr(w);
 	for (size_t i = 0; i < v->n; i++) {
+		const bool *rounds = p->rounds.from_rounds[by][0];
+		struct stats_ci self, total;
+
+		report_share_ci(p, by, i, false, &self);
+		report_share_ci(p, by, i, true, &total);
 		jw_obj(w);
 		jw_kstr(w, "name", v->rows[i].name);
 		jw_ku64(w, "self", v->rows[i].self);
 		jw_ku64(w, "total", v->rows[i].total);
 		jw_knum(w, "self_pct", samples ? 100.0 * v->rows[i].self / samples : 0);
 		jw_knum(w, "total_pct", samples ? 100.0 * v->rows[i].total / samples : 0);
-		write_ci(w, "self_ci_pct", v->rows[i].self, samples, &wide);
-		write_ci(w, "total_ci_pct", v->rows[i].total, samples, NULL);
-		jw_kbool(w, "self_ci_wide", wide);
+		write_ci(w, "self_ci_pct", &self);
+		write_ci(w, "total_ci_pct", &total);
+		jw_kbool(w, "self_ci_wide", stats_ci_wide(&self));
+		jw_kstr(w, "self_ci_from", rounds && rounds[i] ? "rounds" : "wilson");
 		jw_kbool(w, "unnamed", v->rows[i].unnamed);
 		jw_obj_end(w);
 	}
@@ -176,8 +180,10 @@ static void write_leaf_dsos(struct jw *w, const char *key, const struct fold_tab
 }
 
 /* The function table (rows: the function view) and the other views the run folded. */
-static void write_functions(struct jw *w, const struct fold_table *t)
+static void write_functions(struct jw *w, const struct report_phase *p)
 {
+	const struct fold_table *t = &p->fold;
+
 	jw_key(w, "functions");
 	jw_obj(w);
 	jw_ku64(w, "samples", t->samples);
@@ -190,17 +196,84 @@ static void write_functions(struct jw *w, const struct fold_table *t)
 		jw_ku64(w, key_of(unnamed_keys, i, "unnamed"), t->unnamed_why[i]);
 	jw_obj_end(w);
 	jw_key(w, "rows");
-	write_rows(w, &t->by[FOLD_BY_FUNCTION], t->samples);
+	write_rows(w, p, FOLD_BY_FUNCTION);
 	jw_key(w, "views");
 	jw_obj(w);
 	for (int by = 0; by < FOLD_BY__COUNT; by++) {
 		if (by == FOLD_BY_FUNCTION || !t->by[by].n)
 			continue;
 		jw_key(w, fold_by_name(by));
-		write_rows(w, &t->by[by], t->samples);
+		write_rows(w, p, by);
 	}
 	jw_obj_end(w);
 	write_leaf_dsos(w, "leaf_dsos", t);
+	jw_obj_end(w);
+}
+
+/* An interval as {value, lo, hi} in unit (scale: multiplier from the stored unit), or null. */
+static void write_interval(struct jw *w, const char *key, const struct stats_ci *ci, double scale)
+{
+	jw_key(w, key);
+	if (!ci->valid) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_knum(w, "value", ci->value * scale);
+	jw_knum(w, "lo", ci->lo * scale);
+	jw_knum(w, "hi", ci->hi * scale);
+	jw_obj_end(w);
+}
+
+/* How the phase ran in rounds, why it stopped, its batches and the rounds' agreement. */
+static void write_rounds(struct jw *w, const struct report_phase *p, bool merged)
+{
+	const struct report_rounds *rr = &p->rounds;
+	const struct rounds_homog *h = &rr->homog;
+
+	jw_key(w, "rounds");
+	/* phases marked from outside (ids from MUXBPF_PHASE__COUNT on) are not driven */
+	if (!p->measured || merged || p->id >= MUXBPF_PHASE__COUNT) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_ku64(w, "count", rr->n);
+	jw_kstr(w, "stop", round_stop_name(rr->stop));
+	jw_kbool(w, "repeats", driver_phase_repeats(p->id));
+	jw_ku64(w, "batches", rr->batches);
+	jw_key(w, "top_ci_half_pct");
+	if (rr->v)
+		jw_num(w, 100 * rr->top_half);
+	else
+		jw_null(w);
+	write_interval(w, "cpu_per_cmd_us", &rr->cpu_per_cmd, 1e-3);
+	jw_key(w, "per_batch");
+	jw_arr(w);
+	for (unsigned int j = 0; rr->v && j < rr->batches; j++) {
+		jw_obj(w);
+		jw_ku64(w, "rounds", rr->v[j].rounds);
+		jw_knum(w, "wall_s", rr->v[j].wall_s);
+		jw_ku64(w, "commands", rr->v[j].commands);
+		jw_ku64(w, "oncpu_ns", rr->v[j].oncpu_ns);
+		jw_ku64(w, "samples", rr->v[j].samples);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_key(w, "homogeneity");
+	if (!h->valid) {
+		jw_null(w);
+	} else {
+		jw_obj(w);
+		jw_ki64(w, "rows", h->rows);
+		jw_ki64(w, "batches", h->cols);
+		jw_knum(w, "chi2", h->chi2);
+		jw_ki64(w, "df", h->df);
+		jw_knum(w, "p", h->p);
+		jw_knum(w, "dispersion", h->dispersion);
+		jw_kbool(w, "inconsistent", h->inconsistent);
+		jw_obj_end(w);
+	}
 	jw_obj_end(w);
 }
 
@@ -405,7 +478,8 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	jw_ku64(w, "samples", p->stats.recorded);
 	jw_ku64(w, "other_pid_samples", p->other_pid_samples);
 	write_sampler(w, &p->stats);
-	write_functions(w, &p->fold);
+	write_functions(w, p);
+	write_rounds(w, p, rs != NULL);
 	write_ledger(w, p);
 	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
 	json_write_cost(w, p);
@@ -438,6 +512,7 @@ int report_json_emit(FILE *f, const struct report *r, const struct runs_summary 
 	jw_ki64(&w, "port", r->port);
 	jw_knum(&w, "scale", r->scale);
 	jw_ki64(&w, "freq_hz", r->freq);
+	jw_knum(&w, "max_phase_seconds", r->max_phase_seconds);
 	jw_ki64(&w, "top", r->top);
 	jw_kbool(&w, "profiled", r->profiled);
 	jw_kbool(&w, "ledger", r->ledger);

@@ -9,6 +9,7 @@
 #include "out_softcode.h"
 #include "out_text.h"
 #include "out_text_live.h"
+#include "rounds.h"
 #include "stats.h"
 
 static double ms(uint64_t ns)
@@ -140,6 +141,79 @@ static void print_table(FILE *f, const struct report *r)
 		print_phase_row(f, r, &r->phases[i]);
 }
 
+/* What a phase's rounds were, and why no more: "11, time cap", "1, does not repeat". */
+static const char *stop_text(const struct report_phase *p)
+{
+	switch (p->rounds.stop) {
+	case ROUND_STOP_ONCE:
+		return p->id == MUXBPF_PHASE_IDLE ? "once: --idle-seconds long"
+						  : "once: the work does not repeat unchanged";
+	case ROUND_STOP_PRECISE:
+		return "top rows within +-1 point";
+	case ROUND_STOP_CAP:
+		return "time cap (--max-phase-seconds)";
+	case ROUND_STOP_LIMIT:
+		return "round limit";
+	case ROUND_STOP_SINGLE:
+		return "once: --max-phase-seconds 0";
+	case ROUND_STOP_UNPROFILED:
+		return "once: not profiled";
+	default:
+		return "cut short";
+	}
+}
+
+/*
+ * Per driven phase: its rounds, why they stopped, the widest interval among its top rows, and
+ * its CPU per command with the interval from the rounds; a lock-step warning where the rounds
+ * disagree.
+ */
+static void print_rounds(FILE *f, const struct report *r)
+{
+	bool any = false;
+
+	/* the driven phases (those marked from outside have ids from MUXBPF_PHASE__COUNT on); a
+	 * report merged from --runs keeps no rounds */
+	for (int i = 0; i < r->nphases; i++)
+		any |= r->phases[i].measured && r->phases[i].id < MUXBPF_PHASE__COUNT &&
+		       r->phases[i].rounds.n > 0;
+	if (!any)
+		return;
+	fprintf(f, "\nrounds: a phase whose work repeats runs it again until its top %d rows are "
+		   "within +-%.0f point, or until another round would end after %g s; the "
+		   "intervals come from batches of rounds at least %.1f s long:\n",
+		ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S);
+	fprintf(f, "%-15s %6s %7s %8s %9s %9s %7s  %s\n", "phase", "rounds", "batches", "samples",
+		"widest +-", "us/cmd", "+-", "stopped");
+	for (int i = 0; i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+		const struct report_rounds *rr = &p->rounds;
+		char widest[16] = "-", cpc[16] = "-", cpc_ci[16] = "-";
+
+		if (!p->measured || p->id >= MUXBPF_PHASE__COUNT)
+			continue;
+		if (rr->v)
+			snprintf(widest, sizeof(widest), "%.2f", 100 * rr->top_half);
+		if (p->commands)
+			snprintf(cpc, sizeof(cpc), "%.2f", p->oncpu_ns / 1e3 / p->commands);
+		if (rr->cpu_per_cmd.valid)
+			snprintf(cpc_ci, sizeof(cpc_ci), "%.2f", stats_ci_half(&rr->cpu_per_cmd) / 1e3);
+		fprintf(f, "%-15s %6u %7u %8" PRIu64 " %9s %9s %7s  %s\n", phase_name(p->id), rr->n,
+			rr->batches, p->fold.samples, widest, cpc, cpc_ci, stop_text(p));
+	}
+	for (int i = 0; i < r->nphases; i++) {
+		const struct rounds_homog *h = &r->phases[i].rounds.homog;
+
+		if (h->inconsistent)
+			fprintf(f, "warning: %s: its rows' shares disagree between its %u rounds far "
+				   "beyond their binomial intervals (chi-square %.0f on %d df, p %.1g, "
+				   "%.1f times the binomial variance): the samples are correlated with "
+				   "the work (lock step?); its intervals are the rounds'\n",
+				phase_name(r->phases[i].id), r->phases[i].rounds.n, h->chi2, h->df, h->p,
+				h->dispersion);
+	}
+}
+
 static void print_check(FILE *f, const struct report *r)
 {
 	double worst = report_max_check_diff(r);
@@ -198,21 +272,19 @@ static const struct fold_dso *target_dso(const struct report *r, const struct fo
 }
 
 /* "+-1.2" for a share's 95% interval in points, "?" after it when it is wider than the share. */
-static void format_ci(char *buf, size_t size, uint64_t k, uint64_t n)
+static void format_ci(char *buf, size_t size, const struct stats_ci *ci)
 {
-	struct stats_ci ci;
-
-	stats_share(k, n, &ci);
-	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(&ci), stats_ci_wide(&ci) ? "?" : "");
+	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(ci), stats_ci_wide(ci) ? "?" : "");
 }
 
 /*
  * One view's rows: at most --top, with self samples, at least --min-pct of them.  Each share has
  * its 95% interval (Wilson, stats.c): a "?" marks one wider than the share itself.
  */
-static void print_view(FILE *f, const struct report *r, const struct fold_table *t,
+static void print_view(FILE *f, const struct report *r, const struct report_phase *p,
 		       enum fold_by by)
 {
+	const struct fold_table *t = &p->fold;
 	static const char *const title[FOLD_BY__COUNT] = {
 		[FOLD_BY_FUNCTION] = "function", [FOLD_BY_SRCFILE] = "source file",
 		[FOLD_BY_LINE] = "source line", [FOLD_BY_DSO] = "dso",
@@ -224,8 +296,12 @@ static void print_view(FILE *f, const struct report *r, const struct fold_table 
 	for (size_t i = 0; i < v->n && (int)i < r->top; i++) {
 		if (!v->rows[i].self || pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
-		format_ci(sci, sizeof(sci), v->rows[i].self, t->samples);
-		format_ci(tci, sizeof(tci), v->rows[i].total, t->samples);
+		struct stats_ci ci;
+
+		report_share_ci(p, by, i, false, &ci);
+		format_ci(sci, sizeof(sci), &ci);
+		report_share_ci(p, by, i, true, &ci);
+		format_ci(tci, sizeof(tci), &ci);
 		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n", pct(v->rows[i].self, t->samples), sci,
 			pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
 	}
@@ -327,7 +403,11 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	if (p->other_pid_samples)
 		fprintf(f, ", %" PRIu64 " in child processes", p->other_pid_samples);
 	fprintf(f, "%s\n", p->partial ? " (PARTIAL: interrupted)" : "");
-	if (t->samples)
+	if (t->samples && p->rounds.v)
+		fprintf(f, "  shares: +- = 95%% interval in points, the wider of Wilson (%" PRIu64
+			   " samples) and the spread between the %u rounds; ? = the interval is "
+			   "wider than the share\n", t->samples, p->rounds.n);
+	else if (t->samples)
 		fprintf(f, "  shares: +- = 95%% interval in points (Wilson, from %" PRIu64
 			   " samples); ? = the interval is wider than the share\n", t->samples);
 	print_accounting(f, p);
@@ -336,7 +416,7 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 		return;
 	for (int by = 0; by < FOLD_BY__COUNT; by++)
 		if (r->by & FOLD_VIEW(by))
-			print_view(f, r, t, by);
+			print_view(f, r, p, by);
 	print_unnamed(f, t);
 }
 
@@ -458,6 +538,7 @@ void report_print(FILE *f, const struct report *r)
 	report_print_live(f, r);
 	print_table(f, r);
 	print_check(f, r);
+	print_rounds(f, r);
 	print_symbols(f, r);
 	report_print_softcode_header(f, r);
 	if (!r->profiled)

@@ -8,6 +8,7 @@
 #include "collect.h"
 #include "collect_ledger.h"
 #include "log.h"
+#include "resolve.h"
 #include "reading.h"
 
 void reading_free(struct reading *rd)
@@ -72,6 +73,35 @@ int session_snapshot_maps(struct run *r, unsigned int id)
 	return maps__read(r->pid, &r->last_maps);
 }
 
+int session_fold_phase(struct profiler *p, struct symbolizer *sym, const struct run *r,
+		       unsigned int phase, unsigned int views, struct fold_table *out)
+{
+	struct mb_profile all, mine = {};
+	struct mb_resolved res = {};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = collect_profile(p, &all);
+	if (err)
+		return err;
+	/* only this phase's samples are symbolized: the others are not needed yet */
+	mine.samples = malloc((all.n ? all.n : 1) * sizeof(*mine.samples));
+	if (!mine.samples) {
+		profile__free(&all);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < all.n; i++)
+		if (all.samples[i].phase == phase && all.samples[i].pid == (uint32_t)r->pid)
+			mine.samples[mine.n++] = all.samples[i];
+	err = resolve_profile(sym, r->maps, &r->last_maps, &mine, r->pid, &res);
+	if (!err)
+		err = fold_phase(&mine, &res, phase, r->pid, views, out);
+	resolve_free(&res);
+	free(mine.samples); /* the ips belong to all */
+	profile__free(&all);
+	return err;
+}
+
 int session_collect(struct profiler *p, struct run *r)
 {
 	int err = collect_profile(p, &r->profile);
@@ -90,6 +120,9 @@ void run__free(struct run *r)
 	for (int i = 0; i < MUXBPF_MAX_PHASES; i++) {
 		reading_free(&r->windows[i].before);
 		reading_free(&r->windows[i].after);
+		for (unsigned int j = 0; j < r->windows[i].nmarks; j++)
+			fold_table__free(&r->windows[i].marks[j].fold);
+		free(r->windows[i].marks);
 	}
 	reading_free(&r->start);
 	reading_free(&r->final);

@@ -22,6 +22,12 @@ void reading_free(struct reading *rd);
 /* The files r->pid maps now, as the snapshot of phase id and as r->last_maps; they are held
  * open from here on.  0 or -errno from reading /proc/PID/maps (nothing printed). */
 int session_snapshot_maps(struct run *r, unsigned int id);
+/*
+ * The samples of phase so far, folded into views as the report will fold them (pid's samples,
+ * symbolized with sym against r's maps snapshots): what a round's end reads.  0 or -errno.
+ */
+int session_fold_phase(struct profiler *p, struct symbolizer *sym, const struct run *r,
+		       unsigned int phase, unsigned int views, struct fold_table *out);
 /* The profile and the ledger from the maps, at the end of a run.  0 or -errno. */
 int session_collect(struct profiler *p, struct run *r);
 

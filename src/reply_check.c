@@ -53,6 +53,12 @@ static const char *const error_lines[] = {
 	NULL,
 };
 
+bool driver_phase_repeats(unsigned int phase)
+{
+	return phase == MUXBPF_PHASE_ATTRREAD || phase == MUXBPF_PHASE_DISPATCH ||
+	       phase == MUXBPF_PHASE_SOFTCODE_ARITH || phase == MUXBPF_PHASE_SOFTCODE_LIST;
+}
+
 uint64_t driver_phase_commands(unsigned int phase, double scale)
 {
 	static const int base[MUXBPF_PHASE__COUNT] = {

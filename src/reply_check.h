@@ -3,6 +3,7 @@
 #ifndef MUXBPF_REPLY_CHECK_H
 #define MUXBPF_REPLY_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,13 @@
 
 /* Commands a phase sends in its window at this scale (0 for idle and non-command phases). */
 uint64_t driver_phase_commands(unsigned int phase, double scale);
+/*
+ * Can the phase's window run its work again, each round the same kind of work as the first?
+ * attrread, dispatch and the softcode phases can.  boot (one exec), create (more objects make
+ * another database), attrwrite (a second round overwrites instead of adding), dump (a second
+ * dump writes a clean database) and idle (its length is --idle-seconds) cannot.
+ */
+bool driver_phase_repeats(unsigned int phase);
 
 /*
  * Reply checking, pure (no sockets) so tests can feed it canned transcripts.  The driver

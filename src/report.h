@@ -11,6 +11,32 @@
 #include "fold.h"
 #include "ledger.h"
 #include "muxbpf.h"
+#include "rounds.h"
+#include "stats.h"
+
+/* One batch of rounds of a phase whose work repeats (src/rounds.h): the statistics' unit. */
+struct report_round {
+	unsigned int rounds; /* rounds in the batch */
+	double wall_s;	   /* from the window's start or the previous batch's end */
+	uint64_t commands; /* commands answered in the batch */
+	uint64_t oncpu_ns; /* netmux's exact on-CPU time in the batch */
+	uint64_t samples;  /* netmux's user samples in the batch */
+};
+
+/* How a phase ran in rounds, and the intervals the rounds give. */
+struct report_rounds {
+	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
+	int stop;	/* enum round_stop */
+	unsigned int batches; /* batches of rounds (ROUNDS_BATCH_S); 0 with fewer than 2 */
+	struct report_round *v; /* per batch when there are 2 or more (else NULL) */
+	/* per row of fold.by[b] ([0] self, [1] total): the interval printed, the wider of the
+	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */
+	struct stats_ci *ci[FOLD_BY__COUNT][2];
+	bool *from_rounds[FOLD_BY__COUNT][2]; /* the rounds' interval was the wider */
+	double top_half;	     /* the widest top-row self interval (fraction; rule's view) */
+	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */
+	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
+};
 
 struct report_phase {
 	unsigned int id;
@@ -33,6 +59,7 @@ struct report_phase {
 	char **site_labels;    /* ledger.sites[i]'s user call site, "a <- b <- c" (may be NULL) */
 	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
 	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
+	struct report_rounds rounds;
 };
 
 struct sc_data;
@@ -44,6 +71,8 @@ struct report {
 	double scale;
 	int freq;
 	int top;             /* rows per phase table */
+	double max_phase_seconds; /* --max-phase-seconds (0: one round) */
+	enum fold_by rule_by; /* the view whose top rows the rounds' precision rule reads */
 	bool profiled;       /* false with --no-profile */
 	bool ledger;         /* the syscall/scheduler ledger was on */
 	unsigned int site_every; /* call sites taken for every Nth syscall */
@@ -63,6 +92,13 @@ struct report {
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };
+
+/*
+ * The 95% interval a share of a phase's table is printed with: row i of view by, self or
+ * total.  The rounds' interval where the phase has one (report_rounds.ci), else Wilson.
+ */
+void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
+		     struct stats_ci *out);
 
 /* Samples expected from a phase's user time below which zero samples are plausible. */
 #define REPORT_BUSY_MIN_SAMPLES 20

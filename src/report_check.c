@@ -40,6 +40,18 @@ double report_drop_pct(const struct muxbpf_phase_stats *st)
 	return st->taken ? 100.0 * report_dropped(st) / st->taken : 0;
 }
 
+void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
+		     struct stats_ci *out)
+{
+	const struct fold_row *row = &p->fold.by[by].rows[i];
+
+	if (p->rounds.ci[by][total] && i < p->fold.by[by].n) {
+		*out = p->rounds.ci[by][total][i];
+		return;
+	}
+	stats_share(total ? row->total : row->self, p->fold.samples, out);
+}
+
 /* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
 static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -85,6 +97,14 @@ int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
 			issue(fn, ctx, false,
 			      "phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
 			      phase_name(p->id), p->ledger.lost);
+		if (p->rounds.homog.inconsistent)
+			issue(fn, ctx, false,
+			      "phase %s: its rows' shares disagree between its %u rounds far beyond "
+			      "their binomial intervals (chi-square %.0f on %d df, %.1f times the "
+			      "binomial variance): samples correlated with the work (lock step?); "
+			      "its intervals are the rounds'",
+			      phase_name(p->id), p->rounds.n, p->rounds.homog.chi2,
+			      p->rounds.homog.df, p->rounds.homog.dispersion);
 		if (!p->measured)
 			continue;
 		/* an interrupted phase is reported as such; the exit code says why */

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "assemble.h"
 #include "clock.h"
+#include "collect.h"
 #include "collect_live.h"
 #include "game.h"
 #include "live.h"
@@ -18,6 +20,7 @@
 #include "profiler.h"
 #include "progress.h"
 #include "reading.h"
+#include "rounds.h"
 #include "run.h"
 #include "signals.h"
 
@@ -34,6 +37,7 @@ struct session {
 	const char *stage;	      /* what the run is doing, for the stop message */
 	bool released;		      /* netmux was let exec: its death is the target's failure */
 	struct proc_times last_proc; /* the last /proc reading, stands in once netmux is gone */
+	struct symbolizer *sym;	      /* names the rounds' samples (the report's own names) */
 };
 
 /* Has netmux exited?  Gives a process that just closed its sockets wait_ms to become a zombie. */
@@ -167,6 +171,79 @@ static int hook_end(void *ctx, unsigned int phase)
 	return game__exited(s->game) ? 0 : snapshot_maps(s, phase);
 }
 
+/* The view the precision rule reads: the report's first table, by function without one. */
+static enum fold_by rule_view(const struct opts *o)
+{
+	for (int by = 0; by < FOLD_BY__COUNT; by++)
+		if (o->by & FOLD_VIEW(by))
+			return by;
+	return FOLD_BY_FUNCTION;
+}
+
+/*
+ * A round of a repeating phase was answered.  Stop at the time cap; else, once the batch has
+ * lasted ROUNDS_BATCH_S, mark the counters (the samples folded as the report folds them, the
+ * exact on-CPU time) and stop when the top rows are precise.  Reading the sample map between
+ * rounds, rather than keying the BPF side by round, keeps the map's keys per phase (rounds
+ * would multiply them against --max-samples) and costs one map walk per batch while netmux
+ * sleeps, outside the CPU time measured.
+ */
+static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64_t commands)
+{
+	struct session *s = ctx;
+	struct window *w = &s->r->windows[s->r->nwindows];
+	struct round_rule rule = { .by = rule_view(s->o), .top = ROUNDS_TOP,
+				   .half = ROUNDS_HALF_PCT / 100, .min_rounds = ROUNDS_MIN,
+				   .max_rounds = ROUNDS_MAX, .cap_s = s->o->max_phase_seconds };
+	const struct fold_table *cum[ROUNDS_MAX];
+	uint64_t now = mono_ns();
+	double t0 = mono_ms();
+	struct rt_snapshot rt;
+	struct round_mark *m;
+	int err;
+
+	if (!s->prof || s->o->max_phase_seconds <= 0) {
+		w->round_stop = s->prof ? ROUND_STOP_SINGLE : ROUND_STOP_UNPROFILED;
+		return 0;
+	}
+	w->round_stop = rounds_decide(NULL, 0, &rule, (now - w->before.t_ns) / 1e9, rounds);
+	if (w->round_stop)
+		return 0;
+	if (w->nmarks && now - w->marks[w->nmarks - 1].t_ns < ROUNDS_BATCH_S * 1e9)
+		return 1;
+	if (!s->sym && !(s->sym = report_symbolizer(s->o, s->r)))
+		return -errno;
+	m = realloc(w->marks, (w->nmarks + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	w->marks = m;
+	m = &w->marks[w->nmarks];
+	memset(m, 0, sizeof(*m));
+	m->t_ns = now;
+	m->rounds = rounds;
+	m->commands = commands;
+	err = collect_runtime(s->prof, &rt);
+	if (err)
+		return err;
+	m->oncpu_ns = rt_delta(&w->before.rt, &rt, s->r->pid);
+	rt_snapshot__free(&rt);
+	err = session_fold_phase(s->prof, s->sym, s->r, phase,
+				 report_views(s->o) | FOLD_VIEW(rule.by), &m->fold);
+	if (err)
+		return err;
+	w->nmarks++;
+	for (unsigned int i = 0; i < w->nmarks; i++)
+		cum[i] = &w->marks[i].fold;
+	w->round_stop = rounds_decide(cum, (int)w->nmarks, &rule, (now - w->before.t_ns) / 1e9,
+				      rounds);
+	pr_debug("%s: round %u, batch %u, %llu samples, widest top interval +-%.2f points, "
+		 "marked in %.1f ms%s%s", phase_name(phase), rounds, w->nmarks,
+		 (unsigned long long)m->fold.samples,
+		 100 * rounds_top_half(cum, (int)w->nmarks, rule.by, rule.top), mono_ms() - t0,
+		 w->round_stop ? ": stop, " : "", w->round_stop ? round_stop_name(w->round_stop) : "");
+	return w->round_stop ? 0 : 1;
+}
+
 static bool wants(const struct opts *o, unsigned int phase)
 {
 	for (int i = 0; i < o->nphases; i++)
@@ -244,6 +321,7 @@ static int boot(struct session *s)
 	res = &s->r->windows[s->r->nwindows].result;
 	res->phase = MUXBPF_PHASE_BOOT;
 	res->ok = !err;
+	res->rounds = !err;
 	if (err)
 		snprintf(res->error, sizeof(res->error), "boot: %s",
 			 err == -EINTR ? "interrupted" : strerror(-err));
@@ -258,7 +336,7 @@ static int drive(struct session *s)
 				    .chunk = 256, .timeout_ms = 30000, .stop_fd = signals_fd(),
 				    .pidfd = game__pidfd(s->game) };
 	struct phase_hooks hooks = { .begin = hook_begin, .end = hook_end,
-				     .progress = progress_commands, .ctx = s };
+				     .progress = progress_commands, .round = hook_round, .ctx = s };
 	struct phase_result results[MUXBPF_PHASE__COUNT] = {};
 	unsigned int todo[MUXBPF_PHASE__COUNT];
 	int n = 0, first = s->r->nwindows, err;
@@ -275,8 +353,12 @@ static int drive(struct session *s)
 	err = driver__run(s->drv, todo, n, &hooks, results);
 	/* Results come in phase order; windows were opened in the same order. */
 	for (int i = 0; i < n && first + i < s->r->nwindows; i++) {
-		s->r->windows[first + i].result = results[i];
-		s->r->windows[first + i].partial = !results[i].ok && err == -EINTR;
+		struct window *w = &s->r->windows[first + i];
+
+		w->result = results[i];
+		w->partial = !results[i].ok && err == -EINTR;
+		if (!results[i].ok)
+			w->round_stop = ROUND_STOP_CUT;
 	}
 	return err;
 }
@@ -374,6 +456,7 @@ int run_session(const struct opts *o, struct run *r)
 	else
 		softcode__free(sc);
 	stop(&s);
+	symbolizer__free(s.sym);
 	profiler__free(s.prof);
 	game__free(s.game);
 	return err;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "cost.h"
 #include "drive.h"
+#include "fold.h"
 #include "ledger.h"
 #include "maps.h"
 #include "procstat.h"
@@ -27,11 +28,28 @@ struct reading {
 	struct mb_cost_reading cost; /* BPF programs' run time and muxbpf's CPU so far */
 };
 
+/*
+ * The end of one batch of rounds of a window whose work repeats (src/rounds.h), while netmux
+ * sleeps: cumulative from the window's start.  Only the sample counts are read between rounds
+ * (the phase id the BPF side keys on stays the phase's): a batch's counts are the difference of
+ * two marks, the last batch's the window's total minus the mark before it.
+ */
+struct round_mark {
+	uint64_t t_ns;		/* CLOCK_MONOTONIC */
+	unsigned int rounds;	/* rounds answered */
+	uint64_t commands;	/* commands answered */
+	uint64_t oncpu_ns;	/* netmux's on-CPU time (the kernel's runtime accounting) */
+	struct fold_table fold; /* the window's samples folded into the report's views */
+};
+
 struct window {
 	unsigned int phase;
 	struct reading before, after;
 	struct phase_result result;
 	bool partial; /* cut short by a signal (result.ok is false) */
+	struct round_mark *marks; /* one per batch of rounds (none for a window of one round) */
+	unsigned int nmarks;
+	int round_stop; /* enum round_stop: why the window ran the rounds it did */
 };
 
 struct run {

@@ -102,6 +102,96 @@ void stats_mean(const double *x, int n, struct stats_ci *out)
 	out->valid = true;
 }
 
+/* The regularized upper incomplete gamma function Q(a, x): the series for x < a + 1, Lentz's
+ * continued fraction otherwise (Numerical Recipes 6.2). */
+static double gamma_q(double a, double x)
+{
+	double gln = lgamma(a), sum, del, ap, b, c, d, h;
+
+	if (x <= 0)
+		return 1;
+	if (x < a + 1) {
+		ap = a;
+		sum = del = 1 / a;
+		for (int i = 0; i < 1000 && fabs(del) > fabs(sum) * 1e-15; i++) {
+			ap += 1;
+			del *= x / ap;
+			sum += del;
+		}
+		return 1 - sum * exp(-x + a * log(x) - gln);
+	}
+	b = x + 1 - a;
+	c = 1 / 1e-300;
+	d = 1 / b;
+	h = d;
+	for (int i = 1; i < 1000; i++) {
+		double an = -i * (i - a), e;
+
+		b += 2;
+		d = an * d + b;
+		d = fabs(d) < 1e-300 ? 1e-300 : d;
+		c = b + an / c;
+		c = fabs(c) < 1e-300 ? 1e-300 : c;
+		d = 1 / d;
+		e = d * c;
+		h *= e;
+		if (fabs(e - 1) < 1e-15)
+			break;
+	}
+	return exp(-x + a * log(x) - gln) * h;
+}
+
+double stats_chi2_sf(double x, double df)
+{
+	double q;
+
+	if (df <= 0 || x <= 0)
+		return 1;
+	q = gamma_q(df / 2, x / 2);
+	return q < 0 ? 0 : q > 1 ? 1 : q;
+}
+
+int stats_chi2_homogeneity(const uint64_t *table, int rows, int cols, double *chi2, int *df,
+			   double *p)
+{
+	double *rs, *cs, n = 0, x = 0;
+	int err = 0;
+
+	if (rows < 2 || cols < 2)
+		return -EINVAL;
+	rs = calloc(rows, sizeof(*rs));
+	cs = calloc(cols, sizeof(*cs));
+	if (!rs || !cs) {
+		free(rs);
+		free(cs);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++) {
+			rs[i] += table[i * cols + j];
+			cs[j] += table[i * cols + j];
+			n += table[i * cols + j];
+		}
+	for (int i = 0; i < rows && !err; i++)
+		err = rs[i] > 0 ? 0 : -EINVAL;
+	for (int j = 0; j < cols && !err; j++)
+		err = cs[j] > 0 ? 0 : -EINVAL;
+	for (int i = 0; i < rows && !err; i++)
+		for (int j = 0; j < cols; j++) {
+			double e = rs[i] * cs[j] / n, o = table[i * cols + j];
+
+			x += (o - e) * (o - e) / e;
+		}
+	free(rs);
+	free(cs);
+	if (err)
+		return err;
+	*chi2 = x;
+	*df = (rows - 1) * (cols - 1);
+	*p = stats_chi2_sf(x, *df);
+	return 0;
+}
+
 /* ---- A/B comparisons ---- */
 
 static int cmp_double(const void *a, const void *b)

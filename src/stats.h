@@ -52,6 +52,17 @@ void stats_ratio_rounds(const double *num, const double *den, int r, struct stat
 /* Mean of x[0..n-1] with its t interval (n < 2: invalid). */
 void stats_mean(const double *x, int n, struct stats_ci *out);
 
+/* P(X >= x) for X chi-square with df degrees of freedom (df > 0; 1 for x <= 0). */
+double stats_chi2_sf(double x, double df);
+
+/*
+ * Pearson's chi-square test of homogeneity on a rows x cols table of counts (row-major): do the
+ * columns (rounds) share the same proportions over the rows?  Needs rows, cols >= 2 and every
+ * row and column sum above 0.  Fills *chi2, *df and *p; 0 or -EINVAL.
+ */
+int stats_chi2_homogeneity(const uint64_t *table, int rows, int cols, double *chi2, int *df,
+			   double *p);
+
 /* ---- A/B comparisons ---- */
 
 /* Median of n values (NAN for n = 0).  v is not modified. */

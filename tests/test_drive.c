@@ -607,6 +607,57 @@ static void test_real_setup_outside_window(void **state)
 	finish_game(g, d);
 }
 
+/* The round hook asks for 3 rounds: every round's replies checked, end() once per window. */
+static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64_t commands)
+{
+	struct hook_log *h = ctx;
+
+	h->calls[h->n++ % 64] = phase | 0x200;
+	assert_int_equal(commands, rounds * driver_phase_commands(phase, 0.02));
+	return rounds < 3;
+}
+
+/* Rounds: a phase whose work repeats runs it again while the hook asks; the others once. */
+static void test_real_rounds(void **state)
+{
+	struct drive_opts o = { .scale = 0.02 };
+	unsigned int phases[] = { MUXBPF_PHASE_ATTRWRITE, MUXBPF_PHASE_DISPATCH };
+	struct hook_log log = {};
+	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .round = hook_round,
+				 .ctx = &log };
+	struct phase_result r[2];
+	struct driver *d;
+	struct game *g;
+
+	(void)state;
+	assert_false(driver_phase_repeats(MUXBPF_PHASE_BOOT));
+	assert_false(driver_phase_repeats(MUXBPF_PHASE_CREATE));
+	assert_false(driver_phase_repeats(MUXBPF_PHASE_ATTRWRITE));
+	assert_false(driver_phase_repeats(MUXBPF_PHASE_DUMP));
+	assert_false(driver_phase_repeats(MUXBPF_PHASE_IDLE));
+	assert_true(driver_phase_repeats(MUXBPF_PHASE_ATTRREAD));
+	assert_true(driver_phase_repeats(MUXBPF_PHASE_DISPATCH));
+	assert_true(driver_phase_repeats(MUXBPF_PHASE_SOFTCODE_ARITH));
+	assert_true(driver_phase_repeats(MUXBPF_PHASE_SOFTCODE_LIST));
+	if (!have_netmux())
+		skip();
+	g = start_game();
+	d = live_driver = driver__new(game__port(g), &o);
+	assert_non_null(d);
+	assert_int_equal(driver__run(d, phases, 2, &h, r), 0);
+	assert_true(r[0].ok && r[1].ok);
+	assert_int_equal(r[0].rounds, 1);
+	assert_int_equal(r[1].rounds, 3);
+	assert_int_equal(r[1].commands, 3 * driver_phase_commands(MUXBPF_PHASE_DISPATCH, 0.02));
+	/* begin, end of attrwrite (no round call); begin, 3 rounds, end of dispatch */
+	assert_int_equal(log.n, 7);
+	assert_int_equal(log.calls[1], MUXBPF_PHASE_ATTRWRITE | 0x100);
+	for (int i = 3; i < 6; i++)
+		assert_int_equal(log.calls[i], MUXBPF_PHASE_DISPATCH | 0x200);
+	assert_int_equal(log.calls[6], MUXBPF_PHASE_DISPATCH | 0x100);
+	finish_game(g, d);
+}
+
 /* netmux dies in the middle of a phase: a prompt error naming the phase, not a timeout. */
 static void test_real_server_dies(void **state)
 {
@@ -702,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_silent_server),
 		cmocka_unit_test_teardown(test_real_all_phases, free_live),
 		cmocka_unit_test_teardown(test_real_setup_outside_window, free_live),
+		cmocka_unit_test_teardown(test_real_rounds, free_live),
 		cmocka_unit_test_teardown(test_real_server_dies, free_live),
 		cmocka_unit_test_teardown(test_real_server_hangs, free_live),
 	};

@@ -137,7 +137,7 @@ async function checkRun(page) {
 	const cols = [['wall s', (p) => p.wall_s], ['cmds', (p) => (p.measured && p.commands ? p.commands : null)],
 		['cmd/s', (p) => p.cmd_per_s], ['on-CPU ms', (p) => p.oncpu_ns / 1e6], ['usr ms', (p) => (p.usr_ns === null ? null : p.usr_ns / 1e6)],
 		['sys ms', (p) => (p.sys_ns === null ? null : p.sys_ns / 1e6)], ['samples', (p) => p.samples],
-		['wakeups', (p) => (p.ledger ? p.ledger.wakeups : null)]];
+		['wakeups', (p) => (p.ledger ? p.ledger.wakeups : null)], ['rounds', (p) => (p.rounds ? p.rounds.count : null)]];
 	const heads = await page.$eval('table.phases', (t) => Array.from(t.tHead.rows[0].cells).map((c) => c.textContent));
 	let checked = 0;
 	for (const row of rows) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # End to end as root: muxbpf --phase all --scale 0.1 on the default target.  Checks that every
-# phase is reported, busy phases have samples, the softcode phases name netmux's evaluator, and
-# nothing is left behind (netmux, game directory, BPF programs).  Exit 77 = skipped.
+# phase is reported, busy phases have samples, the softcode phases name netmux's evaluator, the
+# repeating phases ran in rounds until precise or the time cap, and nothing is left behind
+# (netmux, game directory, BPF programs).  Exit 77 = skipped.
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -68,6 +69,44 @@ awk '{ v = $1 < 0 ? -$1 : $1; if (v >= 1) bad = 1 } END { exit bad }' "$log/left
 # Kernel time is named by syscall and call site.
 grep -Eq '^  +[0-9.]+%  write <- .*process_output' "$log/out" ||
 	fail "no write call site in process_output named"
+# Rounds: the phases whose work repeats ran it in 2 or more rounds and stopped because their
+# top 10 rows are within +-1 point (checked against report.json's own intervals) or at the time
+# cap (the line says which); their batches add up to the phase; the other phases ran once.
+node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const repeats = new Set(["attrread", "dispatch", "softcode_arith", "softcode_list"]);
+const bad = [];
+for (const p of r.phases) {
+	if (!p.measured)
+		continue;
+	const ro = p.rounds;
+	if (!repeats.has(p.name)) {
+		if (!ro || ro.count !== 1 || ro.stop !== "once")
+			bad.push(`${p.name}: ${ro ? ro.count + " rounds, " + ro.stop : "no rounds"}, expected one`);
+		continue;
+	}
+	if (ro.count < 2 || ro.batches < 2)
+		bad.push(`${p.name}: ${ro.count} rounds in ${ro.batches} batches`);
+	const sum = (k) => ro.per_batch.reduce((a, b) => a + b[k], 0);
+	if (sum("samples") !== p.functions.samples || sum("commands") !== p.commands)
+		bad.push(`${p.name}: batches hold ${sum("samples")} samples and ${sum("commands")} commands, the phase ${p.functions.samples} and ${p.commands}`);
+	let widest = 0;
+	for (const row of p.functions.rows.filter((x) => x.self > 0).slice(0, 10))
+		widest = Math.max(widest, (row.self_ci_pct[1] - row.self_ci_pct[0]) / 2);
+	if (ro.stop === "precise" && widest > 1.0000001)
+		bad.push(`${p.name}: stopped as precise, but a top row is +-${widest.toFixed(3)} points`);
+	if (ro.stop !== "precise" && ro.stop !== "time cap")
+		bad.push(`${p.name}: stopped: ${ro.stop}`);
+	console.log(`${p.name}: ${ro.count} rounds in ${ro.batches} batches, ${p.functions.samples} samples, widest top-10 row +-${widest.toFixed(2)} points: ${ro.stop === "precise" ? "within +-1 point" : "time cap hit"}`);
+}
+if (bad.length) {
+	console.log(bad.join("\n"));
+	process.exit(1);
+}' "$log/art/report.json" >"$log/rounds" 2>&1
+rc=$?
+cat "$log/rounds"
+[ $rc -eq 0 ] || fail "rounds: $(tail -3 "$log/rounds")"
+grep -q '^rounds: ' "$log/out" || fail "no rounds table in the report"
 # Nothing left behind.
 sleep 0.2
 pid=$(sed -n 's/^  pid \([0-9]*\), .*/\1/p' "$log/out")

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A phase in rounds, the pure stages (no root): the chi-square tail and homogeneity test against
+ * published and hand-computed values, the interval a share is printed with (the wider of Wilson and
+ * the rounds' spread) and its coverage on simulated rounds whose share moves between rounds (where
+ * Wilson alone misses the truth), the stopping rule on tables with known intervals, and the
+ * homogeneity test's false alarms on independent rounds and its detection of rounds that disagree.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rounds.h"
+#include "stats.h"
+
+#define NEAR(a, b, eps)                                                                            \
+	do {                                                                                       \
+		double a_ = (a), b_ = (b);                                                         \
+		if (fabs(a_ - b_) > (eps))                                                         \
+			fail_msg("%s = %.6f, expected %.6f +- %g", #a, a_, b_, (double)(eps));     \
+	} while (0)
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static double uniform(void)
+{
+	return (stats_rand(&rng) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Binomial(n, p) by n draws. */
+static uint64_t binomial(uint64_t n, double p)
+{
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		k += uniform() < p;
+	return k;
+}
+
+static void test_chi2_sf(void **state)
+{
+	(void)state;
+	/* the 95% points of chi-square with 1, 2, 10 df (published tables) */
+	NEAR(stats_chi2_sf(3.841459, 1), 0.05, 1e-6);
+	NEAR(stats_chi2_sf(5.991465, 2), 0.05, 1e-6);
+	NEAR(stats_chi2_sf(18.307038, 10), 0.05, 1e-6);
+	/* 2 df: the tail is exp(-x/2) */
+	NEAR(stats_chi2_sf(2, 2), exp(-1), 1e-9);
+	NEAR(stats_chi2_sf(30, 2), exp(-15), 1e-12);
+	/* the 99.9% point with 50 df, and the median region of 100 df */
+	NEAR(stats_chi2_sf(86.661, 50), 0.001, 2e-5);
+	NEAR(stats_chi2_sf(99.334, 100), 0.5, 1e-3);
+	assert_true(stats_chi2_sf(0, 3) == 1);
+}
+
+static void test_chi2_homogeneity(void **state)
+{
+	/* by hand: N 100, rows 30 70, columns 40 60, expected 12 18 28 42 */
+	const uint64_t t[] = { 10, 20, 30, 40 };
+	const uint64_t same[] = { 10, 20, 30, 20, 40, 60 };
+	const uint64_t empty_row[] = { 0, 0, 5, 7 };
+	double chi2, p;
+	int df;
+
+	(void)state;
+	assert_int_equal(stats_chi2_homogeneity(t, 2, 2, &chi2, &df, &p), 0);
+	NEAR(chi2, 4.0 / 12 + 4.0 / 18 + 4.0 / 28 + 4.0 / 42, 1e-9);
+	assert_int_equal(df, 1);
+	NEAR(p, stats_chi2_sf(chi2, 1), 1e-12);
+	/* columns in the same proportions: nothing to explain */
+	assert_int_equal(stats_chi2_homogeneity(same, 2, 3, &chi2, &df, &p), 0);
+	NEAR(chi2, 0, 1e-12);
+	assert_int_equal(df, 2);
+	NEAR(p, 1, 1e-12);
+	assert_int_equal(stats_chi2_homogeneity(empty_row, 2, 2, &chi2, &df, &p), -EINVAL);
+	assert_int_equal(stats_chi2_homogeneity(t, 1, 4, &chi2, &df, &p), -EINVAL);
+}
+
+/* Rounds that agree exactly: the spread between them is 0, so Wilson is the wider. */
+static void test_share_ci_agreeing_rounds(void **state)
+{
+	const uint64_t k[] = { 20, 20, 20, 20 }, n[] = { 100, 100, 100, 100 };
+	struct stats_ci ci, wilson;
+	bool from;
+
+	(void)state;
+	rounds_share_ci(k, n, 4, &ci, &from);
+	stats_share(80, 400, &wilson);
+	assert_false(from);
+	NEAR(ci.lo, wilson.lo, 1e-12);
+	NEAR(ci.hi, wilson.hi, 1e-12);
+	/* one round: Wilson, whatever it is */
+	rounds_share_ci(k, n, 1, &ci, &from);
+	assert_false(from);
+	stats_share(20, 100, &wilson);
+	NEAR(stats_ci_half(&ci), stats_ci_half(&wilson), 1e-12);
+}
+
+/* Rounds far apart: the rounds' interval, centred on the pooled share, t with 1 df. */
+static void test_share_ci_disagreeing_rounds(void **state)
+{
+	const uint64_t k[] = { 10, 90 }, n[] = { 100, 100 };
+	struct stats_ci ci;
+	bool from;
+
+	(void)state;
+	rounds_share_ci(k, n, 2, &ci, &from);
+	assert_true(from);
+	NEAR(ci.value, 0.5, 1e-12);
+	/* residuals -40, +40: se = sqrt(3200 / 1 / 2) / 100 = 0.4, times t(1) 12.706: [0, 1] */
+	NEAR(ci.lo, 0, 1e-12);
+	NEAR(ci.hi, 1, 1e-12);
+	assert_true(stats_ci_wide(&ci));
+}
+
+/*
+ * Coverage on correlated samples: each of 10 rounds of 400 samples has its own share, 0.2 +- 0.08
+ * (uniform), as lock step or bursty work would give.  The printed interval must hold the truth ~95%
+ * of the time; Wilson alone, which takes the 4000 samples as independent, must not.
+ */
+static void test_share_ci_coverage(void **state)
+{
+	int trials = 1500, cover = 0, cover_wilson = 0;
+
+	(void)state;
+	for (int t = 0; t < trials; t++) {
+		uint64_t k[10], n[10], sk = 0;
+		struct stats_ci ci;
+
+		for (int r = 0; r < 10; r++) {
+			n[r] = 400;
+			k[r] = binomial(n[r], 0.2 + 0.16 * (uniform() - 0.5));
+			sk += k[r];
+		}
+		rounds_share_ci(k, n, 10, &ci, NULL);
+		cover += ci.lo <= 0.2 && 0.2 <= ci.hi;
+		stats_share(sk, 4000, &ci);
+		cover_wilson += ci.lo <= 0.2 && 0.2 <= ci.hi;
+	}
+	print_message("coverage on correlated rounds: printed %.1f%%, Wilson alone %.1f%%\n",
+		      100.0 * cover / trials, 100.0 * cover_wilson / trials);
+	/* 1500 trials: the binomial error of a 95% coverage is 0.6 points */
+	assert_true(cover >= 0.93 * trials);
+	assert_true(cover_wilson <= 0.85 * trials);
+}
+
+/* Cumulative tables from per-round self counts of nrows rows (total = self). */
+struct tables {
+	struct fold_table t[ROUNDS_MAX];
+	const struct fold_table *cum[ROUNDS_MAX];
+	int r;
+};
+
+static char *const row_names[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l" };
+
+static uint64_t prev_self(const struct fold_table *prev, const char *name)
+{
+	for (size_t i = 0; prev && i < prev->by[FOLD_BY_FUNCTION].n; i++)
+		if (!strcmp(prev->by[FOLD_BY_FUNCTION].rows[i].name, name))
+			return prev->by[FOLD_BY_FUNCTION].rows[i].self;
+	return 0;
+}
+
+static void tables_add_round(struct tables *ts, const uint64_t *self, int nrows)
+{
+	struct fold_table *t = &ts->t[ts->r];
+	const struct fold_table *prev = ts->r ? &ts->t[ts->r - 1] : NULL;
+	struct fold_view *v = &t->by[FOLD_BY_FUNCTION];
+
+	memset(t, 0, sizeof(*t));
+	v->rows = calloc(nrows, sizeof(*v->rows));
+	assert_non_null(v->rows);
+	v->n = nrows;
+	t->samples = prev ? prev->samples : 0;
+	for (int i = 0; i < nrows; i++) {
+		v->rows[i].name = row_names[i];
+		v->rows[i].self = prev_self(prev, row_names[i]) + self[i];
+		v->rows[i].total = v->rows[i].self;
+		t->samples += self[i];
+	}
+	/* the report's order: self descending */
+	qsort(v->rows, v->n, sizeof(*v->rows), fold_row_cmp);
+	ts->cum[ts->r] = t;
+	ts->r++;
+}
+
+static void tables_free(struct tables *ts)
+{
+	for (int j = 0; j < ts->r; j++)
+		free(ts->t[j].by[FOLD_BY_FUNCTION].rows);
+	ts->r = 0;
+}
+
+/* Rounds of a multinomial over shares p[0..nrows) (summing to 1), n samples each. */
+static void multinomial_round(struct tables *ts, const double *p, int nrows, uint64_t n)
+{
+	uint64_t self[12] = { 0 };
+
+	for (uint64_t s = 0; s < n; s++) {
+		double u = uniform(), c = 0;
+		int i = 0;
+
+		for (; i < nrows - 1; i++) {
+			c += p[i];
+			if (u < c)
+				break;
+		}
+		self[i]++;
+	}
+	tables_add_round(ts, self, nrows);
+}
+
+static const struct round_rule rule = { .by = FOLD_BY_FUNCTION, .top = ROUNDS_TOP,
+					.half = 0.01, .min_rounds = ROUNDS_MIN,
+					.max_rounds = ROUNDS_MAX, .cap_s = 20 };
+
+static void test_decide(void **state)
+{
+	const uint64_t big[] = { 6000, 3000, 1000 }, small[] = { 60, 30, 10 };
+	const uint64_t b2[] = { 3000, 6000, 1000 };
+	struct tables ts = { 0 };
+
+	(void)state;
+	/* one round of 10,000: Wilson is within +-1 point, but a spread needs two */
+	tables_add_round(&ts, big, 3);
+	assert_int_equal(rounds_decide(ts.cum, 1, &rule, 1.0, 1), 0);
+	/* two that agree: +-0.68 points for the 60% row from 20,000 samples */
+	tables_add_round(&ts, big, 3);
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 2.0, 2), ROUND_STOP_PRECISE);
+	assert_true(rounds_top_half(ts.cum, 2, FOLD_BY_FUNCTION, ROUNDS_TOP) < 0.01);
+	tables_free(&ts);
+	/* two large rounds that disagree (60/30 then 30/60): the spread keeps it going */
+	tables_add_round(&ts, big, 3);
+	tables_add_round(&ts, b2, 3);
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 2.0, 2), 0);
+	/* 45% pooled, +-190 points from the spread with 1 df: clipped to [0, 1] */
+	NEAR(rounds_top_half(ts.cum, 2, FOLD_BY_FUNCTION, ROUNDS_TOP), 0.5, 1e-12);
+	tables_free(&ts);
+	/* 200 samples: far from +-1 point */
+	tables_add_round(&ts, small, 3);
+	tables_add_round(&ts, small, 3);
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 2.0, 2), 0);
+	/* the cap: 2 rounds in 13.5 s, a third would end at 20.25 s */
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 13.5, 2), ROUND_STOP_CAP);
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 13.0, 2), 0);
+	/* no batch ended at this round: only the cap applies */
+	assert_int_equal(rounds_decide(NULL, 0, &rule, 19.0, 5), ROUND_STOP_CAP);
+	assert_int_equal(rounds_decide(NULL, 0, &rule, 5.0, 5), 0);
+	tables_free(&ts);
+	/* the limit on batches */
+	for (int j = 0; j < ROUNDS_MAX; j++)
+		tables_add_round(&ts, small, 3);
+	assert_int_equal(rounds_decide(ts.cum, ROUNDS_MAX, &rule, 10.0, ROUNDS_MAX),
+			 ROUND_STOP_LIMIT);
+	tables_free(&ts);
+}
+
+/* Row counts per round come back from the cumulative tables, also for a row that appears late. */
+static void test_row_counts(void **state)
+{
+	const uint64_t r1[] = { 5, 0 }, r2[] = { 7, 3 };
+	struct tables ts = { 0 };
+	uint64_t k[2], n[2];
+
+	(void)state;
+	tables_add_round(&ts, r1, 2);
+	tables_add_round(&ts, r2, 2);
+	rounds_row_counts(ts.cum, 2, FOLD_BY_FUNCTION, "b", false, k, n);
+	assert_int_equal(k[0], 0);
+	assert_int_equal(k[1], 3);
+	assert_int_equal(n[0], 5);
+	assert_int_equal(n[1], 10);
+	rounds_row_counts(ts.cum, 2, FOLD_BY_FUNCTION, "a", true, k, n);
+	assert_int_equal(k[0], 5);
+	assert_int_equal(k[1], 7);
+	tables_free(&ts);
+}
+
+/*
+ * The homogeneity test: independent multinomial rounds raise the alarm (p < 0.001 and twice the
+ * binomial variance) almost never, and its p-value is below 0.05 about 5% of the time; rounds whose
+ * shares move by +-5 points (lock step drifting between rounds) raise it nearly always.
+ */
+static void test_homogeneity(void **state)
+{
+	const double p[] = { 0.3, 0.2, 0.15, 0.1, 0.1, 0.15 };
+	int trials = 300, below05 = 0, alarms = 0, caught = 0;
+
+	(void)state;
+	for (int t = 0; t < trials; t++) {
+		struct tables ts = { 0 };
+		struct rounds_homog h;
+
+		for (int j = 0; j < 8; j++)
+			multinomial_round(&ts, p, 6, 2000);
+		rounds_homogeneity(ts.cum, 8, FOLD_BY_FUNCTION, ROUNDS_TOP, &h);
+		assert_true(h.valid);
+		below05 += h.p < 0.05;
+		alarms += h.inconsistent;
+		tables_free(&ts);
+		for (int j = 0; j < 8; j++) {
+			double q[6];
+			double d = 0.05 * (j % 2 ? 1 : -1);
+
+			memcpy(q, p, sizeof(q));
+			q[0] += d;
+			q[1] -= d;
+			multinomial_round(&ts, q, 6, 2000);
+		}
+		rounds_homogeneity(ts.cum, 8, FOLD_BY_FUNCTION, ROUNDS_TOP, &h);
+		caught += h.inconsistent;
+		tables_free(&ts);
+	}
+	print_message("homogeneity: independent rounds p < 0.05 in %.1f%%, alarms %d of %d; "
+		      "disagreeing rounds caught %d of %d\n",
+		      100.0 * below05 / trials, alarms, trials, caught, trials);
+	assert_true(below05 >= 0.02 * trials && below05 <= 0.09 * trials);
+	assert_true(alarms <= 2);
+	assert_true(caught >= 0.95 * trials);
+}
+
+/* Rows with small expected counts are left out (merged into the rest); too little: invalid. */
+static void test_homogeneity_small(void **state)
+{
+	const uint64_t r[] = { 3, 2, 1 };
+	struct tables ts = { 0 };
+	struct rounds_homog h;
+
+	(void)state;
+	tables_add_round(&ts, r, 3);
+	tables_add_round(&ts, r, 3);
+	rounds_homogeneity(ts.cum, 2, FOLD_BY_FUNCTION, ROUNDS_TOP, &h);
+	assert_false(h.valid);
+	tables_free(&ts);
+	rounds_homogeneity(NULL, 0, FOLD_BY_FUNCTION, ROUNDS_TOP, &h);
+	assert_false(h.valid);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chi2_sf),
+		cmocka_unit_test(test_chi2_homogeneity),
+		cmocka_unit_test(test_share_ci_agreeing_rounds),
+		cmocka_unit_test(test_share_ci_disagreeing_rounds),
+		cmocka_unit_test(test_share_ci_coverage),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_row_counts),
+		cmocka_unit_test(test_homogeneity),
+		cmocka_unit_test(test_homogeneity_small),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
