@@ -159,6 +159,7 @@ static int diff_runs(FILE *f, struct jw *j, const struct jv *po, const struct jv
 struct fn_delta {
 	const char *name;
 	double old_pct, new_pct, delta, sigma;
+	double old_half, new_half; /* the rows' 95% half-widths, points */
 };
 
 static int cmp_delta(const void *a, const void *b)
@@ -186,6 +187,66 @@ static double share_half(double k, double n)
 
 	stats_share((uint64_t)llround(k), (uint64_t)llround(n), &ci);
 	return 100 * stats_ci_half(&ci);
+}
+
+/*
+ * Half the 95% interval, in points, of a row's self share as its report gives it (self_ci_pct:
+ * the wider of Wilson and the rounds' spread), or Wilson on k of n for a report without it or
+ * a row it does not list.
+ */
+static double row_half(const struct jv *rows, const char *name, double n)
+{
+	for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++) {
+		const struct jv *ci = jv_get(&rows->v[i], "self_ci_pct");
+
+		if (strcmp(jv_str(jv_get(&rows->v[i], "name"), ""), name))
+			continue;
+		if (ci && ci->type == JV_ARR && ci->n == 2)
+			return (jv_num(&ci->v[1], 0) - jv_num(&ci->v[0], 0)) / 2;
+		return share_half(jv_num(jv_get(&rows->v[i], "self"), 0), n);
+	}
+	return share_half(0, n);
+}
+
+/*
+ * CPU per command with the intervals the rounds give each side (rounds.cpu_per_cmd_us): the
+ * change is beyond them when it exceeds the two half-widths combined.  Returns 1 then.
+ */
+static int diff_cpu_per_cmd(FILE *f, struct jw *j, const struct jv *po, const struct jv *pn)
+{
+	const struct jv *co = jv_get(jv_get(po, "rounds"), "cpu_per_cmd_us");
+	const struct jv *cn = jv_get(jv_get(pn, "rounds"), "cpu_per_cmd_us");
+	double a, b, ha, hb, half, rel;
+	bool beyond;
+
+	if (!co || !cn || co->type != JV_OBJ || cn->type != JV_OBJ)
+		return 0;
+	a = jv_num(jv_get(co, "value"), NAN);
+	b = jv_num(jv_get(cn, "value"), NAN);
+	ha = (jv_num(jv_get(co, "hi"), NAN) - jv_num(jv_get(co, "lo"), NAN)) / 2;
+	hb = (jv_num(jv_get(cn, "hi"), NAN) - jv_num(jv_get(cn, "lo"), NAN)) / 2;
+	if (isnan(a) || isnan(b) || isnan(ha) || isnan(hb) || a <= 0)
+		return 0;
+	half = sqrt(ha * ha + hb * hb);
+	rel = (b - a) / a;
+	beyond = fabs(b - a) > half;
+	fprintf(f, "%-15s %-10s %10.2f %10.2f %+7.1f%% %7.1f%%  %s\n", "", "us/cmd", a, b, 100 * rel,
+		100 * half / a,
+		!beyond ? "within the rounds' intervals"
+		: rel > 0 ? "UP, beyond the rounds' intervals" : "DOWN, beyond the rounds' intervals");
+	if (j) {
+		jw_key(j, "cpu_per_cmd_us");
+		jw_obj(j);
+		jw_knum(j, "old", a);
+		jw_knum(j, "old_ci_half", ha);
+		jw_knum(j, "new", b);
+		jw_knum(j, "new_ci_half", hb);
+		jw_knum(j, "change_pct", 100 * rel);
+		jw_knum(j, "delta_ci_half", half);
+		jw_kbool(j, "beyond", beyond);
+		jw_obj_end(j);
+	}
+	return beyond;
 }
 
 /* The functions whose self share moved most (the top of them also as j's "functions"); returns
@@ -231,7 +292,11 @@ static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const stru
 			d[n].old_pct = 100 * p1;
 			d[n].new_pct = 100 * p2;
 			d[n].delta = 100 * (p2 - p1);
-			d[n].sigma = 100 * sqrt(p1 * (1 - p1) / no + p2 * (1 - p2) / nn);
+			/* the rows' own intervals: they hold for samples correlated in a round */
+			d[n].old_half = row_half(ro, name, no);
+			d[n].new_half = row_half(rn, name, nn);
+			d[n].sigma = sqrt(d[n].old_half * d[n].old_half +
+					  d[n].new_half * d[n].new_half) / 1.96;
 			n++;
 		}
 	}
@@ -245,10 +310,10 @@ static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const stru
 			continue;
 		if (!shown)
 			fprintf(f, "  self share, old -> new (%.0f -> %.0f samples; +- = 95%% "
-				   "interval; * = beyond %.0f sigma of sampling noise):\n", no, nn,
+				   "interval, the reports' own: Wilson, or the rounds' spread where "
+				   "wider; * = beyond %.0f sigma of sampling noise):\n", no, nn,
 				SIGMAS);
-		double old_half = share_half(d[i].old_pct / 100 * no, no);
-		double new_half = share_half(d[i].new_pct / 100 * nn, nn);
+		double old_half = d[i].old_half, new_half = d[i].new_half;
 
 		fprintf(f, "  %+7.2f pts +-%.2f  %6.2f%% +-%.1f -> %6.2f%% +-%.1f  (sigma %.2f)%s %s\n",
 			d[i].delta, 1.96 * d[i].sigma, d[i].old_pct, old_half, d[i].new_pct,
@@ -358,6 +423,7 @@ int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const stru
 			beyond += diff_metric(f, j, name, &metrics[m], po, pn, &first);
 		if (j)
 			jw_arr_end(j);
+		beyond += diff_cpu_per_cmd(f, j, po, pn);
 		beyond += diff_runs(f, j, po, pn);
 		beyond += diff_functions(f, j, po, pn, o->top);
 		if (j)
