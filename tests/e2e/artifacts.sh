@@ -113,7 +113,7 @@ tail -1 "$tmp/self.diff" | grep -q "no change beyond noise" || fail "self diff s
 
 # --- --runs 3 ------------------------------------------------------------------------------------
 d3=$tmp/three
-"$muxbpf" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --runs 3 --out "$d3" -q \
+"$muxbpf" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --runs 3 --max-phase-seconds 0 --out "$d3" -q \
 	>"$tmp/three.out" 2>"$tmp/three.err" || { cat "$tmp/three.err"; fail "--runs 3 exited $?"; }
 sed -n '/^== spread over 3 runs/,$p' "$tmp/three.out" >"$tmp/spread"
 cat "$tmp/spread"

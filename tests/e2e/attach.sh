@@ -86,7 +86,7 @@ if [ -d "$out/npm/node_modules/ajv" ]; then
 fi
 kill -0 "$game_pid" 2>/dev/null || fail "attaching must not stop the game"
 
-"$muxbpf" --phase attrread,softcode_arith,dispatch --scale 1 --freq 4999 --out "$work/throw" -q \
+"$muxbpf" --phase attrread,softcode_arith,dispatch --scale 1 --freq 4999 --max-phase-seconds 0 --out "$work/throw" -q \
 	>"$work/throw.out" 2>"$work/throw.err" || fail "throwaway run failed"
 cat >"$work/cmp.js" <<'JS'
 const fs = require('fs');

@@ -70,9 +70,9 @@ check run "$ds" "$art/report-html-stripped" stripped || fail "the stripped targe
 
 # --- diff of two runs: verdicts first, red and blue frames ---------------------------------------
 d2=$tmp/two
-run "$d2" --phase attrwrite,softcode_list,dispatch --scale 0.1 --freq 4999 --runs 2 -q
+run "$d2" --phase attrwrite,softcode_list,dispatch --scale 0.1 --freq 4999 --runs 2 -q --max-phase-seconds 0
 d3=$tmp/three
-run "$d3" --phase attrwrite,softcode_list,dispatch --scale 0.2 --freq 4999 --runs 2 -q
+run "$d3" --phase attrwrite,softcode_list,dispatch --scale 0.2 --freq 4999 --runs 2 -q --max-phase-seconds 0
 "$muxbpf" diff "$d2" "$d3" --out "$tmp/diff" -q >"$tmp/diff.out"
 rc=$?
 [ $rc -le 1 ] || fail "muxbpf diff exited $rc"

@@ -53,7 +53,7 @@ grep -q '^create ' "$work/out" && bad "SIGINT during boot" "a phase ran after th
 echo "ok - SIGINT during boot"
 
 # 2. SIGINT inside idle: the phases before it are complete, idle is PARTIAL.
-start --phase all --scale 0.1 --idle-seconds 60
+start --phase all --scale 0.1 --idle-seconds 60 --max-phase-seconds 0
 wait_until 60 idle_started || bad idle "the idle phase never started"
 sleep 0.5
 kill -INT "$pid"
@@ -80,7 +80,7 @@ n=$(awk '$1 == "dispatch" {print $3; exit}' "$work/out")
 echo "ok - SIGTERM inside dispatch ($n of 400000 commands)"
 
 # 4. Two SIGINTs: the second exits at once, still without leftovers.
-start --phase all --scale 0.1 --idle-seconds 60
+start --phase all --scale 0.1 --idle-seconds 60 --max-phase-seconds 0
 wait_until 60 idle_started || bad twice "the idle phase never started"
 kill -INT "$pid"
 sleep 0.02
@@ -90,7 +90,7 @@ grep -q 'second signal: exiting now' "$work/err" || bad "two SIGINTs" "no second
 echo "ok - two SIGINTs"
 
 # 5. SIGKILL of muxbpf: nothing can run in it; the watchdog kills netmux's group and cleans up.
-start --phase all --scale 0.1 --idle-seconds 60
+start --phase all --scale 0.1 --idle-seconds 60 --max-phase-seconds 0
 wait_until 60 idle_started || bad sigkill "the idle phase never started"
 kill -KILL "$pid"
 finish "SIGKILL of muxbpf" 137

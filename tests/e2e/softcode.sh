@@ -107,7 +107,7 @@ chmod 755 "$work/bin" "$work/debug"
 objcopy --only-keep-debug "$src/netmux" "$work/netmux.debug" || fail "objcopy --only-keep-debug"
 strip --strip-all -o "$work/bin/netmux" "$src/netmux" || fail "strip"
 for f in libmux.so slave stubslave; do ln -s "$(realpath "$src/$f")" "$work/bin/$f"; done
-"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 \
+"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 \
 	--by function,command,softcode >"$work/strip.out" 2>"$work/strip.err" ||
 	{ cat "$work/strip.err"; fail "stripped netmux: muxbpf exited $?"; }
 n=$(grep -c 'softcode views unavailable' "$work/strip.out")
@@ -118,7 +118,7 @@ grep -q 'STRIPPED, no debuginfo' "$work/strip.out" || fail "stripped netmux: no 
 id=$(readelf -n "$work/bin/netmux" | sed -n 's/^ *Build ID: *//p')
 mkdir -p "$work/debug/.build-id/$(echo "$id" | cut -c1-2)"
 mv "$work/netmux.debug" "$work/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
-"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --by command \
+"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 --by command \
 	--debug-dir "$work/debug" >"$work/dbg.out" 2>"$work/dbg.err" ||
 	{ cat "$work/dbg.err"; fail "stripped netmux with --debug-dir: muxbpf exited $?"; }
 grep -q '^softcode: commands read from mudstate' "$work/dbg.out" ||

@@ -41,7 +41,7 @@ kill_in() {
 }
 
 kill_in "SIGKILL netmux inside idle" idle idle_started 0.5 \
-	--phase all --scale 0.1 --idle-seconds 60
+	--phase all --scale 0.1 --idle-seconds 60 --max-phase-seconds 0
 for p in boot create attrwrite dump attrread; do
 	grep -Eq "^$p " "$work/out" || bad "inside idle" "phase $p missing"
 done
