@@ -30,7 +30,7 @@ while [ "$r" -le "$rounds" ]; do
 	# "== PHASE: ..." opens a phase's section; its profiler cost line ends it
 	awk -v r="$r" '
 		/^== / {ph = $2; sub(":", "", ph)}
-		/^  profiler cost: BPF .*estimated from the run counts/ {
+		/^  profiler cost: BPF/ && /estimated from the run counts/ {
 			s = $4
 			e = $0; sub(/.*estimated from the run counts: /, "", e); sub(/ ms.*/, "", e)
 			printf "%-6s %-16s %12.3f %12.3f %8.3fx\n", r, ph, s, e, s > 0 ? e / s : 0

@@ -82,9 +82,17 @@ void cost_estimate(const struct mb_calib *cal, const struct mb_run_delta *d, boo
 		return;
 	out->valid = true;
 	for (int p = 0; p < MUXBPF_PROG__COUNT; p++) {
-		out->ledger_ns += c->runs[p] * cal->run_ns[p] + c->exits[p] * cal->exit_ns[p];
+		/*
+		 * Target runs inside the calibration window (a phase that overlapped it) read the
+		 * clock two or three times more: the window's clock reads, as timed, times that.
+		 */
+		double extra = (reads_clock(p) ? 2.0 : 3.0) * c->clock_ns[p];
+
+		out->ledger_ns += c->runs[p] * cal->run_ns[p] + c->exits[p] * cal->exit_ns[p] + extra;
 		out->bystander_ns += c->exits[p] * cal->exit_ns[p];
 		out->in_ctx_ns += c->in_ctx[p] * (cal->run_ns[p] - (stats_on ? 0 : cal->exit_ns[p]));
+		if (c->runs[p])
+			out->in_ctx_ns += extra * c->in_ctx[p] / c->runs[p];
 	}
 	out->sampler_ns = d->samples * cal->sample_ns;
 	out->bpf_ns = out->ledger_ns + out->sampler_ns;

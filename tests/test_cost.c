@@ -126,8 +126,16 @@ static void test_estimate(void **state)
 	NEAR(e.call_ns, 150 - 60 + 50, 1e-9);
 	assert_int_equal(e.calls, 1000);
 	assert_int_equal(e.exits, 12000);
-	/* statistics off: a run costs less than they read, by an early exit's reading
-	 */
+	/* 100 of the enters inside the calibration window: two clock reads more each, 20 ns */
+	d.c.timed[MUXBPF_PROG_SYS_ENTER] = 100;
+	d.c.clock_ns[MUXBPF_PROG_SYS_ENTER] = 100 * 20;
+	cost_estimate(&cal, &d, true, &e);
+	NEAR(e.ledger_ns,
+	     1000 * 150 + 1000 * 120 + 100 * 200 + 5000 * 60 + 5000 * 50 + 2000 * 70 + 100 * 40,
+	     1e-6);
+	NEAR(e.in_ctx_ns, 1000 * 150 + 1000 * 120 + 40 * 200 + 30000 + 100 * 40, 1e-6);
+	d.c.timed[MUXBPF_PROG_SYS_ENTER] = d.c.clock_ns[MUXBPF_PROG_SYS_ENTER] = 0;
+	/* statistics off: a run costs less than they read, by an early exit's reading */
 	cost_estimate(&cal, &d, false, &e);
 	NEAR(e.in_ctx_ns, 1000 * 90 + 1000 * 70 + 40 * 130 + 30000, 1e-6);
 	NEAR(e.call_ns, 90, 1e-9);
