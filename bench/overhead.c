@@ -527,8 +527,8 @@ static void print_corrected(struct bench *b)
 	       "netmux's context and the tracepoint floor per syscall removed), us per command; "
 	       "ratios to bare as above; est/stats = estimated BPF cost / the statistics' figure, "
 	       "same windows:\n");
-	printf("  %-15s %-11s %8s %8s %7s %20s %22s\n", "phase", "config", "min", "median",
-	       "best", "paired med [min..max]", "est/stats med [min..max]");
+	printf("  %-15s %-11s %8s %8s %7s %20s %22s %19s\n", "phase", "config", "min", "median",
+	       "best", "paired med [min..max]", "est/stats med [min..max]", "vs sampler paired");
 	for (int i = 0; i < b->nphases; i++) {
 		unsigned int ph = b->phases[i];
 		double bare_v[MAX_ROUNDS], bare_min = 0, x, y, z;
@@ -538,10 +538,10 @@ static void print_corrected(struct bench *b)
 			bare_min = r ? fmin(bare_min, bare_v[r]) : bare_v[r];
 		}
 		for (int c = SAMPLER; c < PERF_DWARF; c++) {
-			double v[MAX_ROUNDS], pr[MAX_ROUNDS], et[MAX_ROUNDS];
+			double v[MAX_ROUNDS], pr[MAX_ROUNDS], et[MAX_ROUNDS], vs[MAX_ROUNDS];
 			double mn, med, mx, pmn, pmed, pmx;
-			int n = 0, ne = 0;
-			char est[40] = "-";
+			int n = 0, ne = 0, nv = 0;
+			char est[40] = "-", sam[40] = "-";
 
 			if (!b->conf_on[c])
 				continue;
@@ -555,6 +555,10 @@ static void print_corrected(struct bench *b)
 				n++;
 				if (k->truth_ns > 0)
 					et[ne++] = k->est_ns / k->truth_ns;
+				/* against the sampler alone, measured: what is left of the ledger */
+				if (c != SAMPLER && b->conf_on[SAMPLER] && b->res[ph][SAMPLER][r].cmds)
+					vs[nv++] = v[n - 1] / (b->res[ph][SAMPLER][r].cpu_ns /
+							       b->res[ph][SAMPLER][r].cmds / 1e3);
 			}
 			if (!n) {
 				printf("  %-15s %-11s no estimate (no calibration window)\n",
@@ -567,9 +571,13 @@ static void print_corrected(struct bench *b)
 				stats(et, ne, &x, &y, &z);
 				snprintf(est, sizeof(est), "%.3f [%.3f..%.3f]", y, x, z);
 			}
-			printf("  %-15s %-11s %8.2f %8.2f %6.3fx   %.3fx [%.3f..%.3f] %22s\n",
+			if (nv) {
+				stats(vs, nv, &x, &y, &z);
+				snprintf(sam, sizeof(sam), "%.3fx [%.3f..%.3f]", y, x, z);
+			}
+			printf("  %-15s %-11s %8.2f %8.2f %6.3fx   %.3fx [%.3f..%.3f] %22s %19s\n",
 			       phase_name(ph), conf_name[c], mn, med, mn / bare_min, pmed, pmn, pmx,
-			       est);
+			       est, sam);
 		}
 	}
 }
