@@ -19,7 +19,9 @@
  * own counters, which are fresh at a switch-out: the runtime (CPU inside a syscall) or
  * sched_info.run_delay (the wait of a thread preempted in user mode).
  *
- * Every handler filters on the target's tgid first: other processes pay one map-free compare.
+ * Every handler filters on the target's tgid first: other processes pay one compare and one
+ * per-CPU increment (run_counts: what bystanders paid, in the report).  No run-time statistics
+ * after the calibration window: the programs count their own runs instead.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
