@@ -645,7 +645,8 @@ static void print_results(struct bench *b)
 	       "profiler's own process CPU per command in the window (median, us; muxbpf: its "
 	       "unwinder thread; perf: the perf process), on top of netmux's\n");
 	printf("\nBPF programs (bpf_enable_stats, every phase and block; runs include other "
-	       "processes' syscalls and switches, which return after one compare):\n");
+	       "processes' syscalls and switches, which return after one compare; default: the "
+	       "calibration window only, so its runs/cmd are not the block's):\n");
 	printf("  %-11s %-18s %10s %9s %10s\n", "config", "program", "runs/cmd", "ns/run",
 	       "ns/cmd");
 	for (int c = SAMPLER; c < PERF_DWARF; c++) {

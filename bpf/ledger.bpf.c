@@ -189,6 +189,16 @@ static __always_inline int early_exit(int prog)
 	return 0;
 }
 
+/*
+ * No filter on the interrupt programs: every run counts, and it is the target's own time when
+ * the interrupt hit one of its threads (without CONFIG_IRQ_TIME_ACCOUNTING the kernel charges
+ * interrupt time to the task it interrupted).
+ */
+static __always_inline bool in_target(void)
+{
+	return bpf_get_current_pid_tgid() >> 32 == targ_tgid;
+}
+
 /* The body's start for calibration, or 0 outside the window. */
 static __always_inline __u64 calib_start(void)
 {
@@ -628,8 +638,7 @@ int BPF_PROG(mb_hrtimer_entry)
 	__u64 t0 = calib_start();
 
 	set_ctx(1, -1);
-	/* no filter: every run counts, in whatever context the interrupt hit */
-	return count_run(MUXBPF_PROG_HRTIMER_ENTRY, t0, false);
+	return count_run(MUXBPF_PROG_HRTIMER_ENTRY, t0, in_target());
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
@@ -638,8 +647,7 @@ int BPF_PROG(mb_hrtimer_exit)
 	__u64 t0 = calib_start();
 
 	set_ctx(0, -1);
-	/* no filter: every run counts, in whatever context the interrupt hit */
-	return count_run(MUXBPF_PROG_HRTIMER_EXIT, t0, false);
+	return count_run(MUXBPF_PROG_HRTIMER_EXIT, t0, in_target());
 }
 
 SEC("tp_btf/softirq_entry")
@@ -648,8 +656,7 @@ int BPF_PROG(mb_softirq_entry, unsigned int vec)
 	__u64 t0 = calib_start();
 
 	set_ctx(-1, vec + 1);
-	/* no filter: every run counts, in whatever context the interrupt hit */
-	return count_run(MUXBPF_PROG_SOFTIRQ_ENTRY, t0, false);
+	return count_run(MUXBPF_PROG_SOFTIRQ_ENTRY, t0, in_target());
 }
 
 SEC("tp_btf/softirq_exit")
@@ -658,8 +665,7 @@ int BPF_PROG(mb_softirq_exit)
 	__u64 t0 = calib_start();
 
 	set_ctx(-1, 0);
-	/* no filter: every run counts, in whatever context the interrupt hit */
-	return count_run(MUXBPF_PROG_SOFTIRQ_EXIT, t0, false);
+	return count_run(MUXBPF_PROG_SOFTIRQ_EXIT, t0, in_target());
 }
 
 /*

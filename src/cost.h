@@ -86,7 +86,8 @@ struct mb_cost_reading {
 /*
  * The cost estimated from the counts: every program's runs and early exits times its calibrated
  * ns, what the statistics would have read.  in_ctx_ns is the part that ran in the target's own
- * context (its syscalls' programs, its switch-outs, its own wakeups, the sampler): the time the
+ * context (its syscalls' programs, its switch-outs, its own wakeups, the interrupt programs that
+ * hit it, the sampler): the time the
  * corrected figures remove; in_call_ns the part of it inside the ledger's syscall intervals.
  * With the statistics off (stats_on false) a run costs what the statistics read less what they
  * add to every run, taken as an early exit's reading (the early exit itself is a compare, and
