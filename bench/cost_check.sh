@@ -33,7 +33,7 @@ while [ "$r" -le "$rounds" ]; do
 		/^  profiler cost: BPF/ && /estimated from the run counts/ {
 			s = $4
 			e = $0; sub(/.*estimated from the run counts: /, "", e); sub(/ ms.*/, "", e)
-			printf "%-6s %-16s %12.3f %12.3f %8.3fx\n", r, ph, s, e, s > 0 ? e / s : 0
+			printf "%-6s %-16s %12.3f %12.3f %8.3fx\n", r, ph, s, e, (s > 0 ? e / s : 0)
 		}' "$tmp/report.txt" | tee -a "$tmp/all"
 	r=$((r + 1))
 done
