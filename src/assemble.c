@@ -92,7 +92,7 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 	if (n && w->marks[n - 1].rounds == w->result.rounds)
 		n--;
 	n++;
-	if (n < 2 || n > ROUNDS_MAX + 1)
+	if (n < 2 || n > ROUNDS_MAX + 1 || (w->result.rounds < 2 && n < ROUNDS_MIN_BATCH_MEANS))
 		return 0;
 	rr->v = calloc(n, sizeof(*rr->v));
 	if (!rr->v)
@@ -114,7 +114,10 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 	}
 	stats_ratio_rounds(ns, cmds, (int)n, &rr->cpu_per_cmd);
 	rr->top_half = rounds_top_half(cum, (int)n, r->rule_by, ROUNDS_TOP);
-	rounds_homogeneity(cum, (int)n, r->rule_by, ROUNDS_TOP, &rr->homog);
+	/* batches inside one round are not the same work (attrwrite's later objects): only rounds
+	 * are expected to agree */
+	if (rr->n >= 2)
+		rounds_homogeneity(cum, (int)n, r->rule_by, ROUNDS_TOP, &rr->homog);
 	for (int by = 0; by < FOLD_BY__COUNT && !err; by++) {
 		size_t rows = rp->fold.by[by].n;
 

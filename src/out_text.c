@@ -181,8 +181,10 @@ static void print_rounds(FILE *f, const struct report *r)
 		return;
 	fprintf(f, "\nrounds: a phase whose work repeats runs it again until its top %d rows are "
 		   "within +-%.0f point, or until another round would end after %g s; the "
-		   "intervals come from batches of rounds at least %.1f s long:\n",
-		ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S);
+		   "intervals come from batches of rounds at least %.1f s long (a phase of one "
+		   "round: batches of %.2f s inside it, from %d on):\n",
+		ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S,
+		ROUNDS_INROUND_BATCH_S, ROUNDS_MIN_BATCH_MEANS);
 	fprintf(f, "%-15s %6s %7s %8s %9s %9s %7s  %s\n", "phase", "rounds", "batches", "samples",
 		"widest +-", "us/cmd", "+-", "stopped");
 	for (int i = 0; i < r->nphases; i++) {
@@ -405,8 +407,9 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	fprintf(f, "%s\n", p->partial ? " (PARTIAL: interrupted)" : "");
 	if (t->samples && p->rounds.v)
 		fprintf(f, "  shares: +- = 95%% interval in points, the wider of Wilson (%" PRIu64
-			   " samples) and the spread between the %u rounds; ? = the interval is "
-			   "wider than the share\n", t->samples, p->rounds.n);
+			   " samples) and the spread between %u batches of %s; ? = the interval is "
+			   "wider than the share\n", t->samples, p->rounds.batches,
+			p->rounds.n > 1 ? "its rounds" : "its one round");
 	else if (t->samples)
 		fprintf(f, "  shares: +- = 95%% interval in points (Wilson, from %" PRIu64
 			   " samples); ? = the interval is wider than the share\n", t->samples);

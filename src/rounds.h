@@ -37,6 +37,10 @@ enum round_stop {
  */
 #define ROUNDS_BATCH_S 0.5
 #define ROUNDS_MAX 100	    /* batches per window at most */
+/* Batch means inside the one round of a phase that does not repeat: batches of 0.25 s, used
+ * from 4 on (with 2 or 3 the t quantile, 12.7 or 4.3, swamps what the spread says). */
+#define ROUNDS_INROUND_BATCH_S 0.25
+#define ROUNDS_MIN_BATCH_MEANS 4
 #define ROUNDS_MIN 2	    /* batches before the precision rule applies (a spread needs two) */
 #define ROUNDS_TOP 10	    /* the rows the precision rule and the homogeneity test look at */
 #define ROUNDS_HALF_PCT 1.0 /* the precision rule: every top row within +- this many points */

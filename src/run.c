@@ -180,6 +180,59 @@ static enum fold_by rule_view(const struct opts *o)
 	return FOLD_BY_FUNCTION;
 }
 
+/* Mark the end of a batch: the counters now, cumulative from the window's start.  0 or -errno. */
+static int mark_batch(struct session *s, struct window *w, unsigned int phase,
+		      unsigned int rounds, uint64_t commands)
+{
+	struct rt_snapshot rt;
+	struct round_mark *m;
+	int err;
+
+	if (!s->sym && !(s->sym = report_symbolizer(s->o, s->r)))
+		return -errno;
+	m = realloc(w->marks, (w->nmarks + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	w->marks = m;
+	m = &w->marks[w->nmarks];
+	memset(m, 0, sizeof(*m));
+	m->t_ns = mono_ns();
+	m->rounds = rounds;
+	m->commands = commands;
+	err = collect_runtime(s->prof, &rt);
+	if (err)
+		return err;
+	m->oncpu_ns = rt_delta(&w->before.rt, &rt, s->r->pid);
+	rt_snapshot__free(&rt);
+	err = session_fold_phase(s->prof, s->sym, s->r, phase,
+				 report_views(s->o) | FOLD_VIEW(rule_view(s->o)), &m->fold);
+	if (err)
+		return err; /* fold_phase freed what it had */
+	w->nmarks++;
+	return 0;
+}
+
+/*
+ * After each chunk of a window: the progress line, and for a phase whose work does not repeat
+ * (one round) a batch mark every ROUNDS_INROUND_BATCH_S, for batch means.  netmux may be answering the
+ * next chunk meanwhile: the counts are read as they are (nothing is lost, a sample near the
+ * mark may count in the batch after), the runtime of a running thread as of its last update.
+ */
+static void hook_progress(void *ctx, unsigned int phase, uint64_t done, uint64_t total)
+{
+	struct session *s = ctx;
+	struct window *w = &s->r->windows[s->r->nwindows];
+	uint64_t now = mono_ns(), last = w->nmarks ? w->marks[w->nmarks - 1].t_ns : w->before.t_ns;
+
+	progress_commands(ctx, phase, done, total);
+	if (!s->prof || s->o->max_phase_seconds <= 0 || driver_phase_repeats(phase) ||
+	    done >= total || w->nmarks >= ROUNDS_MAX || now - last < ROUNDS_INROUND_BATCH_S * 1e9)
+		return;
+	if (mark_batch(s, w, phase, 0, done))
+		pr_warn("%s: failed to read a batch's counters: its intervals are Wilson's",
+			phase_name(phase));
+}
+
 /*
  * A round of a repeating phase was answered.  Stop at the time cap; else, once the batch has
  * lasted ROUNDS_BATCH_S, mark the counters (the samples folded as the report folds them, the
@@ -198,7 +251,6 @@ static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64
 	const struct fold_table *cum[ROUNDS_MAX];
 	uint64_t now = mono_ns();
 	double t0 = mono_ms();
-	struct rt_snapshot rt;
 	struct round_mark *m;
 	int err;
 
@@ -211,27 +263,10 @@ static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64
 		return 0;
 	if (w->nmarks && now - w->marks[w->nmarks - 1].t_ns < ROUNDS_BATCH_S * 1e9)
 		return 1;
-	if (!s->sym && !(s->sym = report_symbolizer(s->o, s->r)))
-		return -errno;
-	m = realloc(w->marks, (w->nmarks + 1) * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	w->marks = m;
-	m = &w->marks[w->nmarks];
-	memset(m, 0, sizeof(*m));
-	m->t_ns = now;
-	m->rounds = rounds;
-	m->commands = commands;
-	err = collect_runtime(s->prof, &rt);
+	err = mark_batch(s, w, phase, rounds, commands);
 	if (err)
 		return err;
-	m->oncpu_ns = rt_delta(&w->before.rt, &rt, s->r->pid);
-	rt_snapshot__free(&rt);
-	err = session_fold_phase(s->prof, s->sym, s->r, phase,
-				 report_views(s->o) | FOLD_VIEW(rule.by), &m->fold);
-	if (err)
-		return err;
-	w->nmarks++;
+	m = &w->marks[w->nmarks - 1];
 	for (unsigned int i = 0; i < w->nmarks; i++)
 		cum[i] = &w->marks[i].fold;
 	w->round_stop = rounds_decide(cum, (int)w->nmarks, &rule, (now - w->before.t_ns) / 1e9,
@@ -336,7 +371,7 @@ static int drive(struct session *s)
 				    .chunk = 256, .timeout_ms = 30000, .stop_fd = signals_fd(),
 				    .pidfd = game__pidfd(s->game) };
 	struct phase_hooks hooks = { .begin = hook_begin, .end = hook_end,
-				     .progress = progress_commands, .round = hook_round, .ctx = s };
+				     .progress = hook_progress, .round = hook_round, .ctx = s };
 	struct phase_result results[MUXBPF_PHASE__COUNT] = {};
 	unsigned int todo[MUXBPF_PHASE__COUNT];
 	int n = 0, first = s->r->nwindows, err;

@@ -83,6 +83,10 @@ for (const p of r.phases) {
 	if (!repeats.has(p.name)) {
 		if (!ro || ro.count !== 1 || ro.stop !== "once")
 			bad.push(`${p.name}: ${ro ? ro.count + " rounds, " + ro.stop : "no rounds"}, expected one`);
+		else if (ro.batches && ro.per_batch.reduce((a, b) => a + b.samples, 0) !== p.functions.samples)
+			bad.push(`${p.name}: its batches do not add up to its samples`);
+		else if (ro.homogeneity !== null)
+			bad.push(`${p.name}: a homogeneity test on the batches of one round`);
 		continue;
 	}
 	if (ro.count < 2 || ro.batches < 2)
