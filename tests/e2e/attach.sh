@@ -80,9 +80,11 @@ if [ -d "$out/npm/node_modules/ajv" ]; then
 		"$work/attach/report.json" || fail "attach report.json does not match the schema"
 	node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
 		if (!r.live || !r.live.attached || !r.live.maps || r.live.maps.maps.length < 5 ||
-		    r.phases.some(p => p.measured && (!p.cost || !(p.cost.sampler_runs > 0))))
+		    r.phases.some(p => p.measured && !(p.cost && p.cost.run_counts &&
+			p.cost.run_counts.samples === p.sampler.taken && p.cost.estimate &&
+			(p.sampler.taken === 0 || p.cost.estimate.sampler_run_ns > 0))))
 			process.exit(1);' "$work/attach/report.json" ||
-		fail "report.json lacks the live section or a phase's cost"
+		fail "report.json lacks the live section, or a phase's counted runs and cost estimate"
 fi
 kill -0 "$game_pid" 2>/dev/null || fail "attaching must not stop the game"
 
