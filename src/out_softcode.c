@@ -5,10 +5,35 @@
 #include "json.h"
 #include "out_softcode.h"
 #include "phases.h"
+#include "stats.h"
 
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * a / b : 0;
+}
+
+/* A share's 95% interval (Wilson, stats.c) as "+-1.2" points, "?" after it when it is wider
+ * than the share; *half gets the half width as a fraction. */
+static const char *share_ci(char *buf, size_t size, uint64_t k, uint64_t n, double *half)
+{
+	struct stats_ci ci;
+
+	stats_share(k, n, &ci);
+	*half = stats_ci_half(&ci);
+	snprintf(buf, size, "+-%.1f%s", 100 * *half, stats_ci_wide(&ci) ? "?" : "");
+	return buf;
+}
+
+static void json_share_ci(struct jw *w, uint64_t k, uint64_t n)
+{
+	struct stats_ci ci;
+
+	stats_share(k, n, &ci);
+	jw_key(w, "share_ci_pct");
+	jw_arr(w);
+	jw_num(w, 100 * ci.lo);
+	jw_num(w, 100 * ci.hi);
+	jw_arr_end(w);
 }
 
 void report_print_softcode_header(FILE *f, const struct report *r)
@@ -51,38 +76,49 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 	const struct sc_data *d = r->softcode;
 	int shown = 0;
 
+	char ci[16];
+	double half;
+
 	if (d->exact)
 		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command, plus the "
 			   "%.2f ms between commands shared out per command started, x%.3f to the "
-			   "kernel's runtime; samples user-mode):\n"
-			   "  %10s %8s %9s %8s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
-			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "command");
+			   "kernel's runtime; samples user-mode, share +- its 95%% interval):\n"
+			   "  %10s %8s %9s %8s %6s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
+			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "+-", "command");
 	else
-		fprintf(f, "  by command (samples; est. ms = the phase's on-CPU x share):\n"
-			   "  %8s %6s %9s  %s\n", "samples", "share", "est. ms", "command");
+		fprintf(f, "  by command (samples, share +- its 95%% interval; est. ms = the phase's "
+			   "on-CPU x share):\n"
+			   "  %8s %6s %6s %9s %7s  %s\n", "samples", "share", "+-", "est. ms", "+-",
+			"command");
 	for (size_t i = 0; i < rows->n && shown < r->top; i++, shown++) {
 		const struct sc_row *row = &rows->v[i];
 
+		share_ci(ci, sizeof(ci), row->samples, rows->samples, &half);
 		if (d->exact)
-			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8" PRIu64 " %5.1f%%  %s\n",
+			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8" PRIu64 " %5.1f%% %6s  %s\n",
 				row->cpu_ns / 1e6, row->runs,
 				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, row->samples,
-				pct(row->samples, rows->samples), row->label);
+				pct(row->samples, rows->samples), ci, row->label);
 		else
-			fprintf(f, "  %8" PRIu64 " %5.1f%% %9.3f  %s\n", row->samples,
-				pct(row->samples, rows->samples),
+			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
+				pct(row->samples, rows->samples), ci,
 				rows->samples ? p->oncpu_ns / 1e6 * row->samples / rows->samples : 0,
-				row->label);
+				p->oncpu_ns / 1e6 * half, row->label);
 	}
 }
 
 static void print_paths(FILE *f, const struct report *r, const struct sc_rows *rows)
 {
-	fprintf(f, "  by softcode (samples by softcode frames, outermost first):\n  %8s %6s  %s\n",
-		"samples", "share", "softcode");
+	char ci[16];
+	double half;
+
+	fprintf(f, "  by softcode (samples by softcode frames, outermost first; share +- its 95%% "
+		   "interval):\n  %8s %6s %6s  %s\n", "samples", "share", "+-", "softcode");
 	for (size_t i = 0; i < rows->n && (int)i < r->top; i++)
-		fprintf(f, "  %8" PRIu64 " %5.1f%%  %s\n", rows->v[i].samples,
-			pct(rows->v[i].samples, rows->samples), rows->v[i].label);
+		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
+			pct(rows->v[i].samples, rows->samples),
+			share_ci(ci, sizeof(ci), rows->v[i].samples, rows->samples, &half),
+			rows->v[i].label);
 }
 
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
@@ -138,6 +174,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_kstr(w, "command", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				json_share_ci(w, rows.v[j].samples, rows.samples);
 				jw_ku64(w, "runs", rows.v[j].runs);
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
@@ -155,6 +192,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_kstr(w, "path", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				json_share_ci(w, rows.v[j].samples, rows.samples);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

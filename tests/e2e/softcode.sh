@@ -96,7 +96,7 @@ grep -q 'names from netmux.s memory' "$work/att.out" || {
 	grep softcode "$work/att.out"; fail "attach: names not from netmux's memory"; }
 grep -Eq 'HeavyObj\(#[0-9]+\)/FN_HEAVY' "$work/att.out" || fail "attach: no named FN_HEAVY frame"
 grep -Eq 'SoftObj\(#[0-9]+\): @pemit %#=\[strlen\(u\(#' "$work/att.out" || fail "attach: no row for $ufn's action on SoftObj"
-grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9.]+ +.*#[0-9]+' "$work/att.out" ||
+grep -Eq '^ +[0-9]+ +[0-9.]+% +\+-[0-9.]+\?? +[0-9.]+ +[0-9.]+ +.*#[0-9]+' "$work/att.out" ||
 	fail "attach: no command rows"
 echo "attach: views named through netmux's memory"
 
@@ -123,7 +123,7 @@ mv "$work/netmux.debug" "$work/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo 
 	{ cat "$work/dbg.err"; fail "stripped netmux with --debug-dir: muxbpf exited $?"; }
 grep -q '^softcode: commands read from mudstate' "$work/dbg.out" ||
 	fail "stripped netmux with --debug-dir: the views are not on"
-grep -Eq '^ +[0-9]+ +[0-9.]+% +[0-9.]+ +@pemit$' "$work/dbg.out" ||
+grep -Eq '^ +[0-9]+ +[0-9.]+% +\+-[0-9.]+\?? +[0-9.]+ +[0-9.]+ +@pemit$' "$work/dbg.out" ||
 	fail "stripped netmux with --debug-dir: no @pemit row in softcode_list"
 echo "stripped: one line without debuginfo; the views with its debuginfo by build-id"
 echo "ok"
