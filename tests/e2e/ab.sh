@@ -45,6 +45,26 @@ chrome() {
 		2>>"$work/chrome.log"
 }
 progs_before=$(mb_progs)
+# A "faster" or "slower" verdict on work that did not change comes by design at the rule's error
+# rate (bench/ab_aa.sh: about one phase in 50; this test asks nine phases for "same").  A phase
+# so judged gets one more run of its own with the same builds and environments, and only a
+# second wrong verdict fails: a real bias comes back, a false positive rarely does (1 in ~2500).
+same_again() { # $1 = the first run's ab.json, then muxbpf ab's options (no --phase, --out)
+	first=$1
+	shift
+	node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		const bad = j.phases.filter((p) => p.verdict !== "same").map((p) => p.name);
+		process.stdout.write(bad.join(","));' "$first" >"$work/again.list"
+	again=$(cat "$work/again.list")
+	[ -n "$again" ] || return 0
+	echo "judged different, once more on their own: $again"
+	rm -rf "$work/again"
+	"$muxbpf" ab -q --phase "$again" --scale 0.2 --rounds 8 --freq 1999 --out "$work/again" \
+		"$@" >"$work/again.txt" 2>"$work/again.err"
+	[ $? -le 1 ] || { cat "$work/again.err"; return 1; }
+	sed -n '/^phase /,/^$/p' "$work/again.txt"
+	check same "$work/again/ab.json"
+}
 
 # --- A/A -----------------------------------------------------------------------------------
 t0=$(date +%s)
@@ -55,8 +75,12 @@ sed -n '/^phase /,/^$/p' "$work/aa.txt"
 [ $rc -le 1 ] || { cat "$work/aa.err"; fail "muxbpf ab A/A exited $rc"; }
 echo "A/A: $(($(date +%s) - t0)) s"
 validate doc/ab.schema.json "$work/aa/ab.json" || fail "A/A ab.json does not validate"
-check same "$work/aa/ab.json" || fail "A/A judged a phase different"
-[ $rc -eq 0 ] || fail "A/A exited $rc, not 0 (every phase same)"
+if check same "$work/aa/ab.json"; then
+	[ $rc -eq 0 ] || fail "A/A exited $rc, not 0 (every phase same)"
+else
+	[ $rc -eq 1 ] || fail "A/A judged a phase different and exited $rc, not 1"
+	same_again "$work/aa/ab.json" "$netmux" "$netmux" || fail "A/A judged a phase different twice"
+fi
 cmp -s "$work/aa.txt" "$work/aa/ab.txt" || fail "A/A: ab.txt differs from what was printed"
 for f in a/profile.pb.gz b/profile.pb.gz a/dispatch.folded b/dispatch.svg dispatch.diff.svg; do
 	[ -s "$work/aa/$f" ] || fail "A/A: $f missing"
@@ -98,8 +122,14 @@ sed -n '/^phase /,/^$/p' "$work/ba.txt"
 [ $rc -eq 1 ] || { cat "$work/ba.err"; fail "muxbpf ab, A spinning more in modf, exited $rc"; }
 validate doc/ab.schema.json "$work/ba/ab.json" || fail "modf ab.json does not validate"
 check phase "$work/ba/ab.json" softcode_arith faster || fail "A spinning longer: B not faster"
-check phase "$work/ba/ab.json" create same || fail "create does not call modf"
-check phase "$work/ba/ab.json" dispatch same || fail "dispatch does not call modf"
+# (only the phases that never call modf: softcode_arith's "faster" is the point)
+node -e 'const f = process.argv[1], j = JSON.parse(require("fs").readFileSync(f));
+	j.phases = j.phases.filter((p) => p.name !== "softcode_arith");
+	require("fs").writeFileSync(f + ".nomodf", JSON.stringify(j));' "$work/ba/ab.json"
+same_again "$work/ba/ab.json.nomodf" \
+	--env-a LD_PRELOAD="$shim" --env-a MUXBPF_SHIM_FN=modf --env-a MUXBPF_SHIM_SPIN_US=10 \
+	--env-b LD_PRELOAD="$shim" --env-b MUXBPF_SHIM_FN=modf --env-b MUXBPF_SHIM_SPIN_US=2 \
+	"$netmux" "$netmux" || fail "create and dispatch do not call modf: judged different twice"
 chrome --dump-dom "file://$work/ba/softcode_arith.diff.svg" >"$work/dom3.html" ||
 	fail "chromium could not load the modf graph"
 check svg "$work/dom3.html" shim_spin blue || fail "softcode_arith.diff.svg (modf)"

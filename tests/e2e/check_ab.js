@@ -7,9 +7,8 @@
 //                                                     SYSCALL's calls per command (the ledger),
 //                                                     the spin first in the self deltas
 //   node check_ab.js svg DOM NAME red|blue            a dumped differential graph: NAME's frames
-//                                                     in that colour, and every frame whose
-//                                                     B - A is over 2% of the total coloured by
-//                                                     its sign
+//                                                     in that colour, and every frame in the
+//                                                     shade its printed B - A gives
 'use strict';
 const fs = require('fs');
 const [cmd, a, ...rest] = process.argv.slice(2);
