@@ -39,6 +39,9 @@ struct mb_calib {
 	double floor_ns;
 };
 
+/* Fewer target runs than this in the window: the report says so (an idle target). */
+#define CALIB_THIN_RUNS 1000
+
 /* The statistics and the programs' own counts at one moment, for the calibration. */
 struct mb_calib_reading {
 	bool valid;

@@ -89,6 +89,12 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 			e->bpf_ns / 1e6, c->bpf_ns ? 100.0 * (e->bpf_ns - c->bpf_ns) / c->bpf_ns : 0);
 	else if (c->stats)
 		fprintf(f, " (run-time statistics)");
+	else if (c->calib.target_runs < CALIB_THIN_RUNS)
+		/* an idle target in the window: its target runs' ns rest on few timings */
+		fprintf(f, " (estimated: run counts × ns per run from the %.1f s calibration "
+			"window%s, only %" PRIu64 " target runs in it)", c->calib.seconds,
+			c->stats_part ? ", which overlapped this phase" : "",
+			c->calib.target_runs);
 	else
 		fprintf(f, " (estimated: run counts × ns per run from the %.1f s calibration "
 			"window%s)", c->calib.seconds,

@@ -28,7 +28,20 @@
     return e;
   }
   function num(v, d) { return v === null || v === undefined || !isFinite(v) ? '-' : (+v).toFixed(d); }
-  function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6, d === undefined ? 2 : d); }
+  /* A phase's BPF cost: the statistics' when held all through the window, else the estimate from
+ * the programs' run counts (cost.estimate); null when neither. */
+function bpfCost(p) {
+  var c = p && p.cost;
+  if (!c) return null;
+  if (c.bpf_stats)
+    return { ns: c.bpf_run_ns, pct: p.oncpu_ns ? c.bpf_pct_of_oncpu : null, how: 'run-time statistics' };
+  if (c.estimate)
+    return { ns: c.estimate.bpf_run_ns, pct: p.oncpu_ns ? 100 * c.estimate.bpf_run_ns / p.oncpu_ns : null,
+             how: 'estimated from the run counts' };
+  return null;
+}
+
+function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6, d === undefined ? 2 : d); }
   function pct(a, b) { return b ? 100 * a / b : 0; }
   function base(p) { return p ? String(p).replace(/.*\//, '') : ''; }
   /* a [lo, hi] interval in percent, as report.json holds it */
@@ -263,11 +276,17 @@
     var u = p.functions.unnamed_why, why = [];
     for (var w in u) if (u[w]) why.push(w.replace('_', ' ') + ' ' + u[w]);
     if (why.length) kids.push(el('p', { cls: 'small' }, ['unnamed leaves: ' + why.join(', ')]));
-    var c = p.cost;
-    if (c) kids.push(el('p', {}, ['profiler cost: ' + (c.bpf_stats ? 'BPF ' + ms(c.bpf_run_ns, 3) + ' ms' +
-      (p.oncpu_ns ? ' = ' + num(c.bpf_pct_of_oncpu, 2) + '% of on-CPU' : '') + ' (sampler ' + c.sampler_runs +
-      ' runs, ledger ' + c.ledger_runs + ' runs)' : 'BPF run time not measured') + '; muxbpf ' +
-      ms(c.muxbpf_cpu_ns) + ' ms CPU = ' + num(c.muxbpf_pct_of_core, 3) + '% of a core']));
+    var c = p.cost, bc = bpfCost(p);
+    if (c) kids.push(el('p', {}, ['profiler cost: ' + (bc ? 'BPF ' + ms(bc.ns, 3) + ' ms' +
+      (bc.pct !== null ? ' = ' + num(bc.pct, 2) + '% of on-CPU' : '') + ' (' + bc.how + ')' :
+      'BPF run time not measured') + '; muxbpf ' +
+      ms(c.muxbpf_cpu_ns) + ' ms CPU = ' + num(c.muxbpf_pct_of_core, 3) + '% of a core' +
+      (c.estimate && c.run_counts ? '; bystanders: ' + c.run_counts.early_exits + ' early exits, ' +
+        ms(c.estimate.bystander_ns, 3) + ' ms in the programs' : '')]));
+    var k = p.corrected;
+    if (k) kids.push(el('p', {}, ['corrected for muxbpf (estimate): on-CPU ' + ms(k.oncpu_ns, 2) + ' ms (user ' +
+      ms(k.usr_ns, 2) + ' + syscalls ' + ms(k.sys_ns, 2) + '); removed ' + ms(k.programs_ns, 3) +
+      ' ms of its programs in the target\'s context and ' + ms(k.tracepoint_path_ns, 3) + ' ms of tracepoint path']));
     if (p.spread) kids.push(el('p', {}, ['spread over ' + p.spread.runs + ' runs: on-CPU ' +
       ms(p.spread.oncpu_ns.min) + ' / ' + ms(p.spread.oncpu_ns.median) + ' / ' + ms(p.spread.oncpu_ns.max) +
       ' ms (min / median / max), ' + num(100 * p.spread.oncpu_ns.spread, 1) + '%']));
@@ -317,7 +336,7 @@
         fmt: function (v) { return num(v, 0); } },
       { label: 'off-CPU ms', num: true, get: function (p) { return p.ledger ? p.ledger.off_cpu_ns : null; }, fmt: function (v) { return ms(v, 1); } },
       { label: 'BPF %', num: true, title: 'the profiler\'s BPF run time as a share of the phase\'s on-CPU time',
-        get: function (p) { return p.cost && p.cost.bpf_stats && p.oncpu_ns ? p.cost.bpf_pct_of_oncpu : null; },
+        get: function (p) { var b = bpfCost(p); return b ? b.pct : null; },
         fmt: function (v) { return num(v, 1); } },
       { label: 'status', get: function (p) { return p.ok ? '' : p.partial ? 'PARTIAL' : p.measured ? 'FAILED' : ''; },
         cls: function (p) { return p.ok ? '' : 'stripped'; } }
@@ -364,7 +383,7 @@
           num(u.build_ms, 1) + ' ms' : '') : (r.profiled ? 'frame pointers' : 'none')],
         ['profiler cost', (u && u.sampler_ns_per_sample ? 'sampler ' + num(u.sampler_ns_per_sample, 0) + ' ns per sample' : '') +
           (bc ? (u && u.sampler_ns_per_sample ? '; ' : '') + 'in ' + busiest.name + ' (the busiest phase): ' +
-            (bc.bpf_stats && busiest.oncpu_ns ? 'BPF ' + num(bc.bpf_pct_of_oncpu, 2) + '% of on-CPU, ' : '') +
+            (bpfCost(busiest) && bpfCost(busiest).pct !== null ? 'BPF ' + num(bpfCost(busiest).pct, 2) + '% of on-CPU, ' : '') +
             'muxbpf ' + num(bc.muxbpf_pct_of_core, 2) + '% of a core; per phase: BPF % in the phase table' : '')],
         ['on-CPU cross-check', 'max |diff| ' + num(r.oncpu_check_max_diff_pct, 2) + '% vs schedstat'],
         r.stopped ? ['stopped early', r.stopped] : null])
