@@ -152,9 +152,9 @@ double cost_correct_call(const struct mb_corrected *k, uint64_t cpu_ns, uint64_t
 static void count_delta(const struct mb_cost_reading *from, const struct mb_cost_reading *to,
 			struct mb_run_delta *d)
 {
-	const uint64_t *a = (const uint64_t *)&from->new_counts;
-	const uint64_t *b = (const uint64_t *)&to->old_counts;
-	uint64_t *o = (uint64_t *)&d->c;
+	const __u64 *a = (const __u64 *)&from->new_counts;
+	const __u64 *b = (const __u64 *)&to->old_counts;
+	__u64 *o = (__u64 *)&d->c;
 	size_t n = sizeof(d->c) / sizeof(uint64_t);
 	/* the phase's counts at its start (another window of the same id before), else none */
 	bool same = from->counted && from->phase_new == to->phase_old;
@@ -202,5 +202,19 @@ void cost_delta(const struct mb_cost_reading *from, const struct mb_cost_reading
 	/* the statistics' figures stand for the window only if they were held all through it */
 	out->stats = from->stats_on && to->stats_on && out->bpf_ns;
 	out->stats_part = !out->stats && (from->stats_on || to->stats_on);
+	/*
+	 * Statistics not held all through: their times are not the window's (0), and the runs are
+	 * the programs' own counts (the kernel counts runs only with the statistics on).
+	 */
+	if (!out->stats) {
+		out->bpf_ns = out->sampler_ns = out->ledger_ns = 0;
+		out->sampler_runs = out->ledger_runs = 0;
+		if (out->counts.valid) {
+			out->sampler_runs = out->counts.samples;
+			for (int p = 0; p < MUXBPF_PROG__COUNT; p++)
+				out->ledger_runs += out->counts.c.runs[p] + out->counts.c.exits[p];
+		}
+		out->bpf_runs = out->sampler_runs + out->ledger_runs;
+	}
 	cost_estimate(&out->calib, &out->counts, out->stats, &out->est);
 }

@@ -520,8 +520,8 @@ int profiler__run_counts(struct profiler *p, uint32_t ph, struct muxbpf_run_coun
 		goto out;
 	}
 	for (int c = 0; c < ncpu; c++) {
-		const uint64_t *x = (const uint64_t *)&v[c];
-		uint64_t *o = (uint64_t *)out;
+		const __u64 *x = (const __u64 *)&v[c];
+		__u64 *o = (__u64 *)out;
 
 		for (size_t i = 0; i < n; i++)
 			o[i] += x[i];
@@ -561,8 +561,9 @@ static void calib_read(struct profiler *p, struct mb_calib_reading *out)
 	/* every phase: the window may span several */
 	for (uint32_t ph = 0; ph < MUXBPF_MAX_PHASES; ph++) {
 		struct muxbpf_run_counts c;
-		const uint64_t *x = (const uint64_t *)&c;
-		uint64_t *o = (uint64_t *)&out->counts, samples;
+		const __u64 *x = (const __u64 *)&c;
+		__u64 *o = (__u64 *)&out->counts;
+		uint64_t samples;
 
 		if (profiler__run_counts(p, ph, &c, &samples))
 			return;

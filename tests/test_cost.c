@@ -217,6 +217,10 @@ static void test_delta_counts(void **state)
 	to.nprogs = 1;
 	cost_delta(&from, &to, NULL, &out);
 	assert_false(out.stats);
+	/* then the runs are the programs' own counts, the statistics' time none of the window's */
+	assert_int_equal(out.sampler_runs, 3);
+	assert_int_equal(out.ledger_runs, 300);
+	assert_int_equal(out.ledger_ns, 0);
 	to.stats_on = true;
 	cost_delta(&from, &to, NULL, &out);
 	assert_true(out.stats);
