@@ -220,15 +220,22 @@ static int adjust(struct phase_ledger *l, const struct muxbpf_thread_state *s, i
 
 /*
  * A call is booked whole to the phase it returns in.  Trim the part of a call that was in flight
- * when the window opened (before T0) and add the part of the one in flight when it closed.
+ * when the window opened (before T0) and add the part of the one in flight when it closed.  A
+ * thread that exited in the window is in flight in exit(), which never returns: that call ends
+ * where the thread does, not at T1 (else the time from its death to T1 counts as blocked in
+ * exit(): milliseconds in a slow VM, a negative leftover).
  */
 static int fix_inflight(struct phase_ledger *l, uint32_t tid, const struct mb_boundary *from,
 			const struct mb_boundary *to)
 {
 	const struct muxbpf_thread_state *f0 = inflight_of(from->inflight, tid);
 	const struct muxbpf_thread_state *f1 = inflight_of(to->inflight, tid);
+	const struct muxbpf_task_rt *rt = rt_of(to->rt, tid);
 	uint64_t t0 = from->t_ns, t1 = to->t_ns;
 	int err = 0;
+
+	if (rt && rt->exit_ns && rt->exit_ns < t1)
+		t1 = rt->exit_ns > t0 ? rt->exit_ns : t0;
 
 	if (f0 && f1 && f0->enter_ns == f1->enter_ns)
 		return adjust(l, f1, 1, t1 - t0,

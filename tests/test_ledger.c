@@ -171,6 +171,34 @@ static void test_call_spanning_the_window(void **state)
 	phase_ledger__free(&l);
 }
 
+/* A thread that exited in the window: its exit() in flight at T1 ends at the thread's exit. */
+static void test_exit_in_flight(void **state)
+{
+	struct muxbpf_task_rt rt0[] = { { .pid = PID, .tid = 101, .runtime_ns = 1 * MS } };
+	struct muxbpf_task_rt rt1[] = {
+		{ .pid = PID, .tid = 101, .runtime_ns = 3 * MS, .exit_ns = T0 + 60 * MS },
+	};
+	struct rt_snapshot s0 = { rt0, 1 }, s1 = { rt1, 1 };
+	typeof(*((struct mb_inflight *)0)->v) in1[] = {
+		{ .k = 101, .v = { .nr = 60, .enter_ns = T0 + 59 * MS, .cpu_ns = 500000, .off = 1,
+				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+	};
+	struct mb_inflight f0 = { NULL, 0 }, f1 = { in1, 1 };
+	struct mb_boundary from = { T0, &s0, &f0 }, to = { T1, &s1, &f1 };
+	static struct mb_ledger_data d;
+	struct phase_ledger l;
+
+	(void)state;
+	assert_int_equal(ledger_build(&d, PH, PID, &from, &to, &l), 0);
+	assert_int_equal(l.thread_wall_ns, 60 * MS);
+	assert_int_equal(l.nsys, 1);
+	assert_int_equal(l.sys[0].nr, 60);
+	assert_int_equal(l.sys[0].wall_ns, 1 * MS);
+	assert_int_equal(l.sys[0].cpu_ns, 500000);
+	assert_int_equal(l.leftover_ns, (int64_t)(60 * MS - 2 * MS - MS / 2));
+	phase_ledger__free(&l);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -184,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_call_spanning_the_window),
+		cmocka_unit_test(test_exit_in_flight),
 		cmocka_unit_test(test_names),
 	};
 
