@@ -96,33 +96,48 @@ static void test_oncpu_and_closure(void **state)
 {
 	(void)state;
 	skip_unless_bpf();
-	unsigned long long reader = 0;
+	const struct rt_snapshot *end = &R.r[PH_PIPE][1].rt;
+	unsigned long long reader = 0, blocked = 0, alive = 0, tail = 0;
 	long r;
 
-	assert_int_equal(sscanf(R.ack[PH_PIPE], "k %ld %llu", &r, &reader), 2);
+	assert_int_equal(sscanf(R.ack[PH_PIPE], "k %ld %llu %llu %llu", &r, &reader, &blocked,
+				&alive), 4);
+	/*
+	 * The reader runs on after its release, to its last switch-out, where the ledger takes
+	 * its final runtime: CPU that no clock of the target sees (the process clock took the
+	 * thread's time at the release).  It is at most the wall from the target's last sight
+	 * of the thread alive (at the latest, the end of its function: its exit follows) to that
+	 * switch-out: tens of µs here, up to milliseconds in a TCG guest whose vCPU stalls.
+	 */
+	for (size_t i = 0; i < end->n; i++)
+		if (end->v[i].pid == (uint32_t)R.t.pid && end->v[i].exit_ns > alive)
+			tail = end->v[i].exit_ns - alive;
 	for (int ph = PH_BURN; ph < PH__COUNT; ph++) {
 		const struct phase_ledger *l = &R.led[ph];
 		uint64_t sched = R.r[ph][1].proc.schedstat_ns - R.r[ph][0].proc.schedstat_ns;
+		uint64_t unseen = ph == PH_PIPE ? tail : 0;
 
 		/*
 		 * schedstat lists live threads only: the pipe phase's reader thread has exited
 		 * by the end, so add its CPU time as the target measured it, its exit included
-		 * (tests/targets/ledger_synth.c).
+		 * up to its release (tests/targets/ledger_synth.c).
 		 */
 		if (ph == PH_PIPE)
 			sched += reader;
 		double diff = sched ? 100.0 * ((double)l->oncpu_ns - sched) / sched : 100;
+		double over = sched ? 100.0 * ((double)l->oncpu_ns - sched - unseen) / sched : 100;
 		double left = 100.0 * l->leftover_ns / (double)l->thread_wall_ns;
 
 		print_message("phase %d: wall %.2f ms, on-CPU %.3f ms (schedstat %+.3f%%), user %.3f, "
 			      "sys %.3f, off in syscalls %.3f, preempted %.3f, switch path %.3f, "
-			      "leftover %+.3f%%\n",
+			      "leftover %+.3f%%; unseen by the target up to %.3f ms\n",
 			      ph, l->thread_wall_ns / 1e6, l->oncpu_ns / 1e6, diff, l->user_ns / 1e6,
 			      l->sys_cpu_ns / 1e6, l->sys_off_ns / 1e6, l->preempt_user_ns / 1e6,
-			      l->switch_path_ns / 1e6, left);
-		if (diff > 1 || diff < -1)
-			fail_msg("phase %d: on-CPU %.3f ms differs from schedstat %.3f ms by %.2f%%",
-				 ph, l->oncpu_ns / 1e6, sched / 1e6, diff);
+			      l->switch_path_ns / 1e6, left, unseen / 1e6);
+		if (over > 1 || diff < -1)
+			fail_msg("phase %d: on-CPU %.3f ms differs from schedstat %.3f ms by %.2f%% "
+				 "(%.3f ms unseen by the target)", ph, l->oncpu_ns / 1e6,
+				 sched / 1e6, diff, unseen / 1e6);
 		if (left > 1 || left < -1)
 			fail_msg("phase %d: the ledger leaves %+.3f ms (%.2f%% of wall) unexplained",
 				 ph, l->leftover_ns / 1e6, left);
@@ -178,14 +193,14 @@ static void test_write_loop(void **state)
 static void test_sleeper(void **state)
 {
 	const struct phase_ledger *l = &R.led[PH_SLEEP];
-	const struct ledger_sys_row *ns, *rd, *wr;
-	unsigned long long work = 0, loop = 0, extra;
+	const struct ledger_sys_row *ns, *rd, *wr, *ck;
+	unsigned long long work = 0, cmd = 0, extra, clocks;
 	long wakeups = -1;
 	double per_wakeup, own, sched;
 
 	(void)state;
 	skip_unless_bpf();
-	assert_int_equal(sscanf(R.ack[PH_SLEEP], "k %ld %llu %llu", &wakeups, &work, &loop), 3);
+	assert_int_equal(sscanf(R.ack[PH_SLEEP], "k %ld %llu %llu", &wakeups, &work, &cmd), 3);
 	ns = find_sys(l, "clock_nanosleep");
 	assert_non_null(ns);
 	per_wakeup = l->oncpu_ns / 1e3 / l->wakeups;
@@ -204,8 +219,9 @@ static void test_sleeper(void **state)
 	/*
 	 * On-CPU per wakeup against independent sources: the kernel's schedstat over the
 	 * target's own count of sleeps (+1 for the command byte), within 5%; the target's own
-	 * work, which it must include; and the target's own CPU clock over its whole loop of
-	 * sleeps and work, within 5% once the command's read and the line's write are added.
+	 * work, which it must include; and the target's own CPU clock over the whole command
+	 * (read's return to the reply: the loop of sleeps and work, the dispatch around it),
+	 * within 5% once the ledger's CPU in the command's read and the reply's write is added.
 	 * What the work leaves is the sleep call and the wakeup in the kernel, with this
 	 * profiler's handlers on them: its size depends on the machine (several times larger in
 	 * a TCG guest), so no fixed number of µs bounds it.
@@ -220,16 +236,26 @@ static void test_sleeper(void **state)
 	if (per_wakeup < own)
 		fail_msg("%.1f us on-CPU per wakeup, the target's own work is %.1f us", per_wakeup,
 			 own);
-	/* Beyond its loop the phase is the command's read (its return after the wakeup) and the
-	 * acknowledgement's write: a few µs here, a millisecond or more in a TCG guest. */
+	/*
+	 * Beyond the target's clock the phase is the kernel side of the command's read (its
+	 * return after the wakeup) and of the reply's write, and the halves of the two clock
+	 * reads at the clock's edges (syscalls that sample the clock midway; the ledger's
+	 * clock_gettime row holds them with the loop's own): a few µs here, a millisecond or
+	 * more in a TCG guest.  The clock covers the rest, since a guest's vCPU can stall for
+	 * milliseconds anywhere, in the user code around the loop too (1.6 ms once on 6.1).
+	 */
 	rd = find_sys(l, "read");
 	wr = find_sys(l, "write");
+	ck = find_sys(l, "clock_gettime");
 	extra = (rd ? rd->cpu_ns : 0) + (wr ? wr->cpu_ns : 0);
-	print_message("sleeper: the target's CPU clock over its loop %.3f ms, ledger %.3f ms, of "
-		      "which read and write %.3f ms\n", loop / 1e6, l->oncpu_ns / 1e6, extra / 1e6);
-	if (l->oncpu_ns < loop || l->oncpu_ns > (loop + extra) * 1.05)
-		fail_msg("ledger on-CPU %.3f ms, the target's CPU clock over its loop %.3f ms, "
-			 "read and write %.3f ms", l->oncpu_ns / 1e6, loop / 1e6, extra / 1e6);
+	clocks = ck ? ck->cpu_ns : 0;
+	print_message("sleeper: the target's CPU clock over the command %.3f ms, ledger %.3f ms, "
+		      "of which read and write %.3f ms; clock reads %.3f ms\n", cmd / 1e6,
+		      l->oncpu_ns / 1e6, extra / 1e6, clocks / 1e6);
+	if (l->oncpu_ns < cmd || l->oncpu_ns > (cmd + extra + clocks) * 1.05)
+		fail_msg("ledger on-CPU %.3f ms, the target's CPU clock over the command %.3f ms, "
+			 "read and write %.3f ms, clock reads %.3f ms", l->oncpu_ns / 1e6,
+			 cmd / 1e6, extra / 1e6, clocks / 1e6);
 	/* Woken by its timer: the 10 ms sleeps dominate the wakeups. */
 	assert_int_equal(l->wakes[0].kind, MUXBPF_WAKER_TIMER);
 	/* It slept ~500 ms inside clock_nanosleep. */
@@ -270,15 +296,19 @@ static void test_pipe_block(void **state)
  * User-only sampling still puts the burner's samples in its function, with the ledger on: the
  * share of samples in burn() is the share of the phase's CPU the target measured in burn()
  * itself (its thread clock around the call), and the ledger's kernel time fits in the CPU
- * outside burn() (reading the command, the acknowledgement).  Both shares depend on the
- * machine (a TCG guest's syscalls are several times slower), so no fixed percentage.
+ * outside burn() (reading the command, the acknowledgement) plus the two clock reads around
+ * it: each is a syscall that samples the clock midway, so part of it lies inside the target's
+ * window (milliseconds where a guest's vCPU stalls there).  Both shares depend on the machine
+ * (a TCG guest's syscalls are several times slower), so no fixed percentage.
  */
 static void test_burner_sampled(void **state)
 {
 	const struct phase_ledger *l = &R.led[PH_BURN];
 	struct symbolizer *sym;
 	uint64_t total = 0, in_burn = 0;
+	const struct ledger_sys_row *c = find_sys(l, "clock_gettime");
 	unsigned long long burn_ns = 0;
+	uint64_t clocks = c ? c->cpu_ns : 0;
 	struct mb_sym out;
 	double share, truth;
 	long r;
@@ -302,17 +332,22 @@ static void test_burner_sampled(void **state)
 	share = total ? (double)in_burn / total : 0;
 	truth = (double)burn_ns / l->oncpu_ns;
 	print_message("burner: %" PRIu64 " samples, %.1f%% in burn(), the target's clock %.1f%% "
-		      "of the phase's CPU in burn(); kernel %.3f ms, CPU outside burn() %.3f ms\n",
-		      total, 100 * share, 100 * truth, l->sys_cpu_ns / 1e6,
-		      ((double)l->oncpu_ns - burn_ns) / 1e6);
+		      "of the phase's CPU in burn(); kernel %.3f ms, CPU outside burn() %.3f ms, "
+		      "in the clock reads %.3f ms\n", total, 100 * share, 100 * truth,
+		      l->sys_cpu_ns / 1e6, ((double)l->oncpu_ns - burn_ns) / 1e6, clocks / 1e6);
+	for (size_t i = 0; i < l->nsys; i++)
+		print_message("burner: %s %" PRIu64 " calls, %.3f ms CPU, %.3f ms wall\n",
+			      syscall_name(l->sys[i].nr), l->sys[i].count, l->sys[i].cpu_ns / 1e6,
+			      l->sys[i].wall_ns / 1e6);
 	assert_true(total > 200);
 	/* ±3 points: about three standard errors of a share near 1 over a few hundred samples */
 	if (share < truth - 0.03 || share > truth + 0.03)
 		fail_msg("%.1f%% of the samples in burn(), the target spent %.1f%% of its CPU there",
 			 100 * share, 100 * truth);
-	if (burn_ns > l->oncpu_ns || l->sys_cpu_ns > l->oncpu_ns - burn_ns)
+	if (burn_ns > l->oncpu_ns || l->sys_cpu_ns > l->oncpu_ns - burn_ns + clocks)
 		fail_msg("ledger: %.3f ms in the kernel, %.3f ms on-CPU, of which the target spent "
-			 "%.3f ms in burn()", l->sys_cpu_ns / 1e6, l->oncpu_ns / 1e6, burn_ns / 1e6);
+			 "%.3f ms in burn(), %.3f ms in the clock reads", l->sys_cpu_ns / 1e6,
+			 l->oncpu_ns / 1e6, burn_ns / 1e6, clocks / 1e6);
 }
 
 int main(void)

@@ -10,13 +10,17 @@
  *        windows hold whole write calls; write ns - getppid ns is the body of write alone
  *        (the two windows share the wrapper, the entry and exit paths and the clock reads)
  *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work
- *        -> "k <wakeups> <work ns> <loop ns>", work = thread CPU time from each wakeup to the
- *        next sleep, summed; loop = thread CPU time of the whole loop, sleeps included
+ *        -> "k <wakeups> <work ns> <command ns>", work = thread CPU time from each wakeup to
+ *        the next sleep, summed; command = thread CPU time from the command byte's read()
+ *        returning to the reply, the loop and its sleeps included (a slow guest can spend a
+ *        millisecond outside the loop: the code's first run, a vCPU stalled there)
  *   'p'  a second thread blocks in read() on a pipe, then works ~20 ms; the main thread writes
  *        to it after 200 ms, joins it and waits until the kernel has released it
- *        -> "k 0 <the reader's CPU ns> <its read()'s wall ns by its own clock>", the CPU its
- *        whole life, exit included: the process's CPU clock (which keeps the CPU time of
- *        released threads) less the main thread's, over the phase
+ *        -> "k 0 <the reader's CPU ns> <its read()'s wall ns by its own clock> <alive ns>", the
+ *        CPU its whole life, exit included: the process's CPU clock (which keeps the CPU time
+ *        of released threads) less the main thread's, over the phase; alive = CLOCK_MONOTONIC
+ *        when the reader was last known not yet released (its function's end, or a later look
+ *        that still found it): the kernel released it after that
  *   'q'  exit
  */
 #define _GNU_SOURCE
@@ -74,12 +78,11 @@ static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns
 	return n;
 }
 
-/* Returns the wakeups; *work_ns gets the CPU time of the work done after them, *loop_ns the
- * thread's CPU time over the whole loop. */
-static long sleeper(unsigned long long *work_ns, unsigned long long *loop_ns)
+/* Returns the wakeups; *work_ns gets the CPU time of the work done after them. */
+static long sleeper(unsigned long long *work_ns)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	unsigned long long t0, start = thread_ns();
+	unsigned long long t0;
 	long n = 0;
 
 	*work_ns = 0;
@@ -90,12 +93,12 @@ static long sleeper(unsigned long long *work_ns, unsigned long long *loop_ns)
 		burn(50 * 1000);  /* ~50 µs */
 		*work_ns += thread_ns() - t0;
 	}
-	*loop_ns = thread_ns() - start;
 	return n;
 }
 
 static volatile pid_t reader_tid;
 static unsigned long long reader_blocked_ns; /* the reader's read() by its own clock */
+static unsigned long long reader_end_ns;     /* CLOCK_MONOTONIC as it returns, its exit next */
 
 static void *reader(void *arg)
 {
@@ -110,25 +113,34 @@ static void *reader(void *arg)
 	/* ~20 ms of work before exiting: the phase's CPU is then large against the µs by which
 	 * two exact counters read a few instructions apart can differ (its 1% check) */
 	burn(20ul * 1000 * 1000);
+	reader_end_ns = clock_ns(CLOCK_MONOTONIC);
 	return NULL;
 }
 
 /*
  * pthread_join returns when the kernel clears the thread's tid, early in its exit; its CPU time
  * reaches the process's clock when the kernel releases it, after which /proc/self/task/TID is
- * gone.  Wait for that (the main thread's own CPU while waiting cancels out).
+ * gone.  Wait for that (the main thread's own CPU while waiting cancels out).  *alive: the time
+ * before the last look that still found it, if any.  The thread runs a little after its release
+ * (to its last switch-out), CPU no clock of this process sees: at most the time since *alive.
  */
-static void wait_released(pid_t tid)
+static void wait_released(pid_t tid, unsigned long long *alive)
 {
 	struct timespec ts = { 0, 100 * 1000 };
+	unsigned long long t;
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
-	for (int i = 0; i < 100000 && access(path, F_OK) == 0; i++)
+	for (int i = 0; i < 100000; i++) {
+		t = clock_ns(CLOCK_MONOTONIC);
+		if (access(path, F_OK) != 0)
+			break;
+		*alive = t;
 		nanosleep(&ts, NULL);
+	}
 }
 
-static int pipe_block(unsigned long long *thread_cpu)
+static int pipe_block(unsigned long long *thread_cpu, unsigned long long *alive)
 {
 	struct timespec ts = { 0, 200 * 1000 * 1000 };
 	unsigned long long proc0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), main0 = thread_ns();
@@ -142,7 +154,8 @@ static int pipe_block(unsigned long long *thread_cpu)
 	if (write(fds[1], "x", 1) != 1)
 		return -1;
 	pthread_join(t, &ret);
-	wait_released(reader_tid);
+	*alive = reader_end_ns;
+	wait_released(reader_tid, alive);
 	close(fds[0]);
 	close(fds[1]);
 	*thread_cpu = (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - proc0) - (thread_ns() - main0);
@@ -151,11 +164,14 @@ static int pipe_block(unsigned long long *thread_cpu)
 
 int main(void)
 {
-	unsigned long long work = 0, null = 0, loop = 0;
+	unsigned long long work = 0, null = 0, loop = 0, alive = 0;
 	char c, line[96];
 	long r = 0;
 
 	while (read(0, &c, 1) == 1) {
+		/* the sleeper's command clock only: the write loop counts its clock reads */
+		unsigned long long cmd0 = c == 's' ? thread_ns() : 0;
+
 		work = null = loop = 0;
 		switch (c) {
 		case 'u':
@@ -168,10 +184,11 @@ int main(void)
 			r = write_loop(&work, &null);
 			break;
 		case 's':
-			r = sleeper(&work, &loop);
+			r = sleeper(&work);
+			loop = thread_ns() - cmd0;
 			break;
 		case 'p':
-			r = pipe_block(&work);
+			r = pipe_block(&work, &alive);
 			loop = reader_blocked_ns;
 			break;
 		case 'q':
@@ -181,6 +198,8 @@ int main(void)
 		}
 		if (c == 'w')
 			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, null);
+		else if (c == 'p')
+			snprintf(line, sizeof(line), "k %ld %llu %llu %llu\n", r, work, loop, alive);
 		else
 			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, loop);
 		if (write(1, line, strlen(line)) != (ssize_t)strlen(line))
