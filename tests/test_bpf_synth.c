@@ -3,7 +3,8 @@
  * The sampler and runtime accounting against a target whose time split is known
  * (tests/targets/synth.c): phase 1 spends 70% of its user CPU in hot_a and 30% in hot_b,
  * phase 2 only in hot_c.  Phase 1 runs the target's jittered blocks ('j'): the shares are then
- * binomial whatever the sampler's period, and the bound follows from the sample count.  The test switches phases while the target sleeps between commands,
+ * binomial whatever the sampler's period, and the bound follows from the sample count; the
+ * target reports the shares of the code it ran (70/30 except where a TCG guest's vCPU stalls).  The test switches phases while the target sleeps between commands,
  * exactly as the loader does around netmux's phases, and compares with the kernel's counters.
  */
 #include <errno.h>
@@ -102,7 +103,9 @@ static void test_phases_split_and_oncpu(void **state)
 	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
 	struct profiler *p;
 	struct target t;
-	char ack[8];
+	double ta = 0, tb = 0;
+	uint64_t hot;
+	char ack[64];
 
 	(void)state;
 	skip_unless_bpf();
@@ -113,6 +116,7 @@ static void test_phases_split_and_oncpu(void **state)
 	target_release(&t);
 
 	run_phase(p, &t, PHASE_ONE, 'j', &r[0], &r[1], ack, sizeof(ack));
+	assert_int_equal(sscanf(ack, "k %lf %lf", &ta, &tb), 2);
 	run_phase(p, &t, PHASE_TWO, 'c', &r[2], &r[3], ack, sizeof(ack));
 	assert_int_equal(maps__read(t.pid, &maps), 0);
 	assert_int_equal(collect_profile(p, &prof), 0);
@@ -124,9 +128,9 @@ static void test_phases_split_and_oncpu(void **state)
 
 	count_shares(&prof, &maps, PHASE_ONE, &one);
 	count_shares(&prof, &maps, PHASE_TWO, &two);
-	print_message("phase 1: %lu samples, hot_a %.1f%%, hot_b %.1f%%, hot_c %.1f%%\n",
-		      one.total, pct(one.a, one.total), pct(one.b, one.total),
-		      pct(one.c, one.total));
+	print_message("phase 1: %lu samples, hot_a %.1f%%, hot_b %.1f%%, hot_c %.1f%%; the "
+		      "target's code shares %.1f%% and %.1f%%\n", one.total, pct(one.a, one.total),
+		      pct(one.b, one.total), pct(one.c, one.total), ta, tb);
 	print_message("phase 2: %lu samples, hot_c %.1f%%, hot_a+hot_b %.2f%%\n", two.total,
 		      pct(two.c, two.total), pct(two.a + two.b, two.total));
 	/*
@@ -141,12 +145,18 @@ static void test_phases_split_and_oncpu(void **state)
 	 */
 	assert_true(one.total >= 200);
 	assert_true(two.total >= 100);
-	if (fabs(pct(one.a, one.total) - 70) > bound4(70, one.total))
-		fail_msg("hot_a has %.1f%% of phase 1's %lu samples, expected 70 +- %.1f",
-			 pct(one.a, one.total), one.total, bound4(70, one.total));
-	if (fabs(pct(one.b, one.total) - 30) > bound4(30, one.total))
-		fail_msg("hot_b has %.1f%% of phase 1's %lu samples, expected 30 +- %.1f",
-			 pct(one.b, one.total), one.total, bound4(30, one.total));
+	/*
+	 * Against the shares of the code the target ran (70/30 but where a guest's vCPU stalls:
+	 * tests/targets/synth.c), among the samples in that code (the clock reads between its
+	 * blocks take a few % of the samples in a guest).
+	 */
+	hot = one.a + one.b;
+	if (fabs(pct(one.a, hot) - ta) > bound4(ta, hot))
+		fail_msg("hot_a has %.1f%% of phase 1's %lu samples in hot_a and hot_b, expected "
+			 "%.1f +- %.1f", pct(one.a, hot), hot, ta, bound4(ta, hot));
+	if (fabs(pct(one.b, hot) - tb) > bound4(tb, hot))
+		fail_msg("hot_b has %.1f%% of phase 1's %lu samples in hot_a and hot_b, expected "
+			 "%.1f +- %.1f", pct(one.b, hot), hot, tb, bound4(tb, hot));
 	if (pct(two.a + two.b, two.total) >= 1)
 		fail_msg("phase 1 functions leak into phase 2: %.2f%%", pct(two.a + two.b, two.total));
 	if (pct(two.c, two.total) < 95)

@@ -5,13 +5,19 @@
  *   'a'  burn CPU_MS (argv[1], default 1000) of CPU: 70% in hot_a, 30% in hot_b, in blocks of
  *        a fixed length (~0.5 ms): periodic work, on which a periodic sampler can lock step
  *   'j'  the same split in blocks whose lengths vary at random (~0.25-0.75 ms): no period for
- *        a sampler to lock step with, so any sampler's shares must match the split
+ *        a sampler to lock step with, so any sampler's shares must match the split; answers
+ *        "k <hot_a %> <hot_b %>", the shares of the code each ran: its units times the
+ *        median thread CPU time of one unit in its blocks.  They are 70/30 on a machine whose
+ *        clock runs only while the code does; in a TCG guest a stalled vCPU's clock runs on
+ *        (milliseconds, charged to the block it hit) while a cpu-clock sampler takes about
+ *        one sample for the whole stall, so the split by clock drifts from the code's.
  *   'c'  burn CPU_MS/2 of CPU in hot_c
  *   'q'  exit
  * The 70/30 split is enforced on measured thread CPU time, not on iteration counts: identical
  * loops at different addresses can run at different speeds.  hot_a/b/c are noipa so the
  * compiler can neither merge nor inline them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,19 +67,48 @@ static unsigned long jitter_units(unsigned long *state)
 	return 10 + (*state >> 33) % 21;
 }
 
-__attribute__((noipa)) static void phase_one(double ms, int jitter)
+#define MAX_BLOCKS 65536
+
+static int cmp_double(const void *x, const void *y)
 {
-	unsigned long state = 42;
-	double a = 0, b = 0;
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The median of n per-unit times (sorted in place): the blocks no stall hit. */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n ? v[n / 2] : 0;
+}
+
+/* Returns the share (%) of hot_b's code in the phase (see 'j' above). */
+__attribute__((noipa)) static double phase_one(double ms, int jitter)
+{
+	static double per_a[MAX_BLOCKS], per_b[MAX_BLOCKS];
+	unsigned long state = 42, ua = 0, ub = 0;
+	size_t na = 0, nb = 0;
+	double a = 0, b = 0, t, fa, fb;
 
 	while (a + b < ms) {
 		unsigned long units = jitter ? jitter_units(&state) : 20;
 
-		if (a * 3 <= b * 7)
-			a += timed(hot_a, units);
-		else
-			b += timed(hot_b, units);
+		if (a * 3 <= b * 7) {
+			a += t = timed(hot_a, units);
+			ua += units;
+			if (na < MAX_BLOCKS)
+				per_a[na++] = t / units;
+		} else {
+			b += t = timed(hot_b, units);
+			ub += units;
+			if (nb < MAX_BLOCKS)
+				per_b[nb++] = t / units;
+		}
 	}
+	fa = median(per_a, na);
+	fb = median(per_b, nb);
+	return ua * fa + ub * fb > 0 ? 100 * ub * fb / (ua * fa + ub * fb) : 0;
 }
 
 __attribute__((noipa)) static void phase_two(double ms)
@@ -87,11 +122,19 @@ __attribute__((noipa)) static void phase_two(double ms)
 int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 1000;
-	char c;
+	char c, line[64];
 
 	while (read(0, &c, 1) == 1) {
-		if (c == 'a' || c == 'j')
-			phase_one(ms, c == 'j');
+		if (c == 'j') {
+			double b = phase_one(ms, 1);
+			int n = snprintf(line, sizeof(line), "k %.2f %.2f\n", 100 - b, b);
+
+			if (write(1, line, n) != n)
+				return 1;
+			continue;
+		}
+		if (c == 'a')
+			phase_one(ms, 0);
 		else if (c == 'c')
 			phase_two(ms / 2);
 		else if (c == 'q')
