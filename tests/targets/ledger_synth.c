@@ -16,7 +16,8 @@
  *        millisecond outside the loop: the code's first run, a vCPU stalled there)
  *   'p'  a second thread blocks in read() on a pipe, then works ~20 ms; the main thread writes
  *        to it after 200 ms, joins it and waits until the kernel has released it
- *        -> "k 0 <the reader's CPU ns> <its read()'s wall ns by its own clock> <alive ns>", the
+ *        -> "k 0 <the reader's CPU ns> <its read()'s wall ns by its own clock> <alive ns>
+ *        <its CPU ns in burn()>", the
  *        CPU its whole life, exit included: the process's CPU clock (which keeps the CPU time
  *        of released threads) less the main thread's, over the phase; alive = CLOCK_MONOTONIC
  *        when the reader was last known not yet released (its function's end, or a later look
@@ -99,6 +100,7 @@ static long sleeper(unsigned long long *work_ns)
 static volatile pid_t reader_tid;
 static unsigned long long reader_blocked_ns; /* the reader's read() by its own clock */
 static unsigned long long reader_end_ns;     /* CLOCK_MONOTONIC as it returns, its exit next */
+static unsigned long long reader_burn_ns;    /* its thread CPU time in burn() */
 
 static void *reader(void *arg)
 {
@@ -112,7 +114,9 @@ static void *reader(void *arg)
 	reader_blocked_ns = clock_ns(CLOCK_MONOTONIC) - reader_blocked_ns;
 	/* ~20 ms of work before exiting: the phase's CPU is then large against the µs by which
 	 * two exact counters read a few instructions apart can differ (its 1% check) */
+	reader_burn_ns = thread_ns();
 	burn(20ul * 1000 * 1000);
+	reader_burn_ns = thread_ns() - reader_burn_ns;
 	reader_end_ns = clock_ns(CLOCK_MONOTONIC);
 	return NULL;
 }
@@ -199,7 +203,8 @@ int main(void)
 		if (c == 'w')
 			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, null);
 		else if (c == 'p')
-			snprintf(line, sizeof(line), "k %ld %llu %llu %llu\n", r, work, loop, alive);
+			snprintf(line, sizeof(line), "k %ld %llu %llu %llu %llu\n", r, work, loop, alive,
+				 reader_burn_ns);
 		else
 			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, loop);
 		if (write(1, line, strlen(line)) != (ssize_t)strlen(line))
