@@ -42,6 +42,7 @@ static void count_shares(const struct mb_profile *prof, const struct mb_maps *ma
 {
 	struct symbolizer *sym = symbolizer__new();
 	struct mb_sym out;
+	int rc;
 
 	assert_non_null(sym);
 	memset(sh, 0, sizeof(*sh));
@@ -51,8 +52,12 @@ static void count_shares(const struct mb_profile *prof, const struct mb_maps *ma
 		if (s->phase != phase || s->nr == 0)
 			continue;
 		sh->total += s->count;
-		assert_int_equal(symbolizer__lookup(sym, maps, s->ips[0], &out), 0);
-		if (!out.name)
+		/* outside the phases (0), the start-up after exec may lie outside the mappings
+		 * read at the end */
+		rc = symbolizer__lookup(sym, maps, s->ips[0], &out);
+		if (phase)
+			assert_int_equal(rc, 0);
+		if (rc || !out.name)
 			continue;
 		if (!strcmp(out.name, "hot_a"))
 			sh->a += s->count;
@@ -98,7 +103,7 @@ static void test_phases_split_and_oncpu(void **state)
 {
 	struct reading r[4] = {};
 	struct mb_profile prof = {};
-	struct shares one, two;
+	struct shares one, two, none;
 	struct mb_maps maps = {};
 	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
 	struct profiler *p;
@@ -161,8 +166,14 @@ static void test_phases_split_and_oncpu(void **state)
 		fail_msg("phase 1 functions leak into phase 2: %.2f%%", pct(two.a + two.b, two.total));
 	if (pct(two.c, two.total) < 95)
 		fail_msg("hot_c has only %.1f%% of phase 2", pct(two.c, two.total));
-	/* Samples outside both phases: the target was only asleep or exiting there. */
-	assert_true(prof.stats[0].recorded < 20);
+	/*
+	 * Samples outside both phases: the target only started (tens of ms in a TCG guest),
+	 * slept or exited there, so none may be in the phases' code.
+	 */
+	count_shares(&prof, &maps, 0, &none);
+	print_message("outside the phases: %lu samples, %lu in hot_a, hot_b or hot_c\n",
+		      none.total, none.a + none.b + none.c);
+	assert_int_equal(none.a + none.b + none.c, 0);
 	for (int i = 0; i < 4; i++)
 		reading_free(&r[i]);
 	maps__free(&maps);

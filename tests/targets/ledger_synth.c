@@ -5,10 +5,13 @@
  * with the target's own counts:
  *   'u'  burn ~300 ms of user CPU in burn()  -> "k 0 <thread CPU ns in burn()>"
  *   'w'  100000 times: write() 1 byte to /dev/null, then getppid(), each between two reads of
- *        the thread CPU clock                     -> "k <writes> <write ns> <getppid ns>",
+ *        the thread CPU clock
+ *        -> "k <writes> <write ns> <getppid ns> <write median ns> <getppid median ns>",
  *        ns = thread CPU time between the clock reads around each call, summed: the write
- *        windows hold whole write calls; write ns - getppid ns is the body of write alone
- *        (the two windows share the wrapper, the entry and exit paths and the clock reads)
+ *        windows hold whole write calls; the medians of one call's window: their difference
+ *        is the body of write alone (the two windows share the wrapper, the entry and exit
+ *        paths and the clock reads), free of the milliseconds a TCG guest's stalled vCPU
+ *        charges to the few windows it hits (the sums' difference carries those)
  *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work
  *        -> "k <wakeups> <work ns> <command ns>", work = thread CPU time from each wakeup to
  *        the next sleep, summed; command = thread CPU time from the command byte's read()
@@ -58,8 +61,26 @@ __attribute__((noipa)) void burn(unsigned long iters)
 	sink = x;
 }
 
-static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns)
+#define WRITES 100000
+
+static int cmp_ull(const void *x, const void *y)
 {
+	unsigned long long a = *(const unsigned long long *)x, b = *(const unsigned long long *)y;
+
+	return (a > b) - (a < b);
+}
+
+static unsigned long long median(unsigned long long *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_ull);
+	return v[n / 2];
+}
+
+/* med[0], med[1]: the median write and getppid windows */
+static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns,
+		       unsigned long long med[2])
+{
+	static unsigned long long w[WRITES], g[WRITES];
 	int fd = open("/dev/null", O_WRONLY);
 	unsigned long long t0;
 	long n = 0;
@@ -67,15 +88,19 @@ static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns
 	if (fd < 0)
 		return -1;
 	*write_ns = *null_ns = 0;
-	for (int i = 0; i < 100000; i++) {
+	for (int i = 0; i < WRITES; i++) {
 		t0 = thread_ns();
 		n += write(fd, "x", 1) == 1;
-		*write_ns += thread_ns() - t0;
+		w[i] = thread_ns() - t0;
 		t0 = thread_ns();
 		getppid();
-		*null_ns += thread_ns() - t0;
+		g[i] = thread_ns() - t0;
+		*write_ns += w[i];
+		*null_ns += g[i];
 	}
 	close(fd);
+	med[0] = median(w, WRITES);
+	med[1] = median(g, WRITES);
 	return n;
 }
 
@@ -168,7 +193,7 @@ static int pipe_block(unsigned long long *thread_cpu, unsigned long long *alive)
 
 int main(void)
 {
-	unsigned long long work = 0, null = 0, loop = 0, alive = 0;
+	unsigned long long work = 0, null = 0, loop = 0, alive = 0, med[2] = { 0 };
 	char c, line[96];
 	long r = 0;
 
@@ -185,7 +210,7 @@ int main(void)
 			r = 0;
 			break;
 		case 'w':
-			r = write_loop(&work, &null);
+			r = write_loop(&work, &null, med);
 			break;
 		case 's':
 			r = sleeper(&work);
@@ -201,7 +226,8 @@ int main(void)
 			continue;
 		}
 		if (c == 'w')
-			snprintf(line, sizeof(line), "k %ld %llu %llu\n", r, work, null);
+			snprintf(line, sizeof(line), "k %ld %llu %llu %llu %llu\n", r, work, null,
+				 med[0], med[1]);
 		else if (c == 'p')
 			snprintf(line, sizeof(line), "k %ld %llu %llu %llu %llu\n", r, work, loop, alive,
 				 reader_burn_ns);
