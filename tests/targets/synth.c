@@ -6,11 +6,12 @@
  *        a fixed length (~0.5 ms): periodic work, on which a periodic sampler can lock step
  *   'j'  the same split in blocks whose lengths vary at random (~0.25-0.75 ms): no period for
  *        a sampler to lock step with, so any sampler's shares must match the split; answers
- *        "k <hot_a %> <hot_b %>", the shares of the code each ran: its units times the
- *        median thread CPU time of one unit in its blocks.  They are 70/30 on a machine whose
- *        clock runs only while the code does; in a TCG guest a stalled vCPU's clock runs on
- *        (milliseconds, charged to the block it hit) while a cpu-clock sampler takes about
- *        one sample for the whole stall, so the split by clock drifts from the code's.
+ *        "k <hot_b % of code> <hot_b % of clock>": the share of the code it ran (its units
+ *        times the median thread CPU time of one unit in its blocks) and of the thread CPU
+ *        clock (30).  The two agree on a machine whose clock runs only while the code does; in
+ *        a TCG guest a stalled vCPU's clock runs on (milliseconds, charged to the block it
+ *        hit) while a cpu-clock sampler takes one sample or a few for the whole stall, so its
+ *        share lies between the two.
  *   'c'  burn CPU_MS/2 of CPU in hot_c
  *   'q'  exit
  * The 70/30 split is enforced on measured thread CPU time, not on iteration counts: identical
@@ -83,8 +84,8 @@ static double median(double *v, size_t n)
 	return n ? v[n / 2] : 0;
 }
 
-/* Returns the share (%) of hot_b's code in the phase (see 'j' above). */
-__attribute__((noipa)) static double phase_one(double ms, int jitter)
+/* Returns the share (%) of hot_b's code in the phase, *clock that of its CPU clock ('j'). */
+__attribute__((noipa)) static double phase_one(double ms, int jitter, double *clock)
 {
 	static double per_a[MAX_BLOCKS], per_b[MAX_BLOCKS];
 	unsigned long state = 42, ua = 0, ub = 0;
@@ -108,6 +109,7 @@ __attribute__((noipa)) static double phase_one(double ms, int jitter)
 	}
 	fa = median(per_a, na);
 	fb = median(per_b, nb);
+	*clock = 100 * b / (a + b);
 	return ua * fa + ub * fb > 0 ? 100 * ub * fb / (ua * fa + ub * fb) : 0;
 }
 
@@ -126,15 +128,15 @@ int main(int argc, char **argv)
 
 	while (read(0, &c, 1) == 1) {
 		if (c == 'j') {
-			double b = phase_one(ms, 1);
-			int n = snprintf(line, sizeof(line), "k %.2f %.2f\n", 100 - b, b);
+			double clock, b = phase_one(ms, 1, &clock);
+			int n = snprintf(line, sizeof(line), "k %.2f %.2f\n", b, clock);
 
 			if (write(1, line, n) != n)
 				return 1;
 			continue;
 		}
 		if (c == 'a')
-			phase_one(ms, 0);
+			phase_one(ms, 0, &(double){ 0 });
 		else if (c == 'c')
 			phase_two(ms / 2);
 		else if (c == 'q')
