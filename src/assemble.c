@@ -29,6 +29,8 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->commands = w->result.commands;
 	rp->rounds.n = w->result.rounds;
 	rp->rounds.stop = w->round_stop;
+	rp->rounds.stop_judged = w->stop_judged;
+	rp->rounds.stop_half = w->stop_half;
 	rp->schedstat_ns = w->after.proc.schedstat_ns - w->before.proc.schedstat_ns;
 	rp->oncpu_ns = profiled ? rt_delta(&w->before.rt, &w->after.rt, run->pid) : rp->schedstat_ns;
 	rp->usr_ns = w->after.proc.utime_ns - w->before.proc.utime_ns;

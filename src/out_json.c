@@ -247,6 +247,11 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 		jw_num(w, 100 * rr->top_half);
 	else
 		jw_null(w);
+	jw_key(w, "stop_ci_half_pct");
+	if (rr->stop_judged)
+		jw_num(w, 100 * rr->stop_half);
+	else
+		jw_null(w);
 	write_interval(w, "cpu_per_cmd_us", &rr->cpu_per_cmd, 1e-3);
 	jw_key(w, "per_batch");
 	jw_arr(w);

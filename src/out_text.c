@@ -281,7 +281,8 @@ static void format_ci(char *buf, size_t size, const struct stats_ci *ci)
 
 /*
  * One view's rows: at most --top, with self samples, at least --min-pct of them.  Each share has
- * its 95% interval (Wilson, stats.c): a "?" marks one wider than the share itself.
+ * its 95% interval (the wider of Wilson and the rounds' one, rounds.c): a "?" marks one wider
+ * than the share itself.
  */
 static void print_view(FILE *f, const struct report *r, const struct report_phase *p,
 		       enum fold_by by)

@@ -34,6 +34,8 @@ struct report_rounds {
 	struct stats_ci *ci[FOLD_BY__COUNT][2];
 	bool *from_rounds[FOLD_BY__COUNT][2]; /* the rounds' interval was the wider */
 	double top_half;	     /* the widest top-row self interval (fraction; rule's view) */
+	bool stop_judged;	     /* the stopping rule judged a batch's top rows */
+	double stop_half;	     /* top_half as the rule last judged it, at the last mark */
 	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */
 	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
 };

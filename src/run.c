@@ -271,10 +271,13 @@ static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64
 		cum[i] = &w->marks[i].fold;
 	w->round_stop = rounds_decide(cum, (int)w->nmarks, &rule, (now - w->before.t_ns) / 1e9,
 				      rounds);
+	/* what the rule judged: the report's own figure also counts the samples after this mark */
+	w->stop_judged = w->nmarks >= (unsigned int)rule.min_rounds;
+	if (w->stop_judged)
+		w->stop_half = rounds_top_half(cum, (int)w->nmarks, rule.by, rule.top);
 	pr_debug("%s: round %u, batch %u, %llu samples, widest top interval +-%.2f points, "
 		 "marked in %.1f ms%s%s", phase_name(phase), rounds, w->nmarks,
-		 (unsigned long long)m->fold.samples,
-		 100 * rounds_top_half(cum, (int)w->nmarks, rule.by, rule.top), mono_ms() - t0,
+		 (unsigned long long)m->fold.samples, 100 * w->stop_half, mono_ms() - t0,
 		 w->round_stop ? ": stop, " : "", w->round_stop ? round_stop_name(w->round_stop) : "");
 	return w->round_stop ? 0 : 1;
 }

@@ -50,6 +50,8 @@ struct window {
 	struct round_mark *marks; /* one per batch of rounds (none for a window of one round) */
 	unsigned int nmarks;
 	int round_stop; /* enum round_stop: why the window ran the rounds it did */
+	bool stop_judged; /* the rule judged a mark's top rows (ROUNDS_MIN batches or more) */
+	double stop_half; /* the widest top-row interval it last judged (fraction) */
 };
 
 struct run {

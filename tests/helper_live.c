@@ -17,8 +17,8 @@
  *       windows: "mixed" (the three interleaved, COUNT times each), then "slow", "fast", "ufn"
  *       alone (COUNT each); prints "HEAVY #N".  Each reply is 3 characters ($slow and $ufn
  *       reply with their result's strlen()): writing a reply happens between commands, where
- *       the exact mode shares time out evenly per command, so equal replies make the alone
- *       windows a fair truth for the mixed one.
+ *       the exact mode shares time out evenly per command, so the commands differ only in the
+ *       work inside them.
  */
 #include <errno.h>
 #include <poll.h>
