@@ -41,6 +41,8 @@ void calib_from(const struct mb_calib_reading *a, const struct mb_calib_reading 
 
 		out->target_runs += (uint64_t)r;
 		out->exits += (uint64_t)e;
+		if (p == MUXBPF_PROG_SYS_ENTER)
+			out->target_syscalls = (uint64_t)n;
 		if (r + e == 0 || b->run_ns[p] < a->run_ns[p])
 			continue;
 		ex = (t - r * (s + 2 * k)) / (r + e);
@@ -72,8 +74,9 @@ void cost_estimate(const struct mb_calib *cal, const struct mb_run_delta *d, boo
 	memset(out, 0, sizeof(*out));
 	if (!d->valid)
 		return;
+	/* target runs: in netmux's context (the interrupt programs run for every task) */
 	for (int p = 0; p < MUXBPF_PROG__COUNT; p++) {
-		out->target_runs += c->runs[p];
+		out->target_runs += c->in_ctx[p];
 		out->exits += c->exits[p];
 	}
 	out->samples = d->samples;

@@ -30,7 +30,9 @@ struct mb_calib {
 	double exit_ns[MUXBPF_PROG__COUNT]; /* one early exit (an event of another process) */
 	double sample_ns;                   /* one sampler run */
 	double seconds;                     /* the window's length */
-	uint64_t target_runs, exits;        /* what it saw, all ledger programs */
+	uint64_t target_runs, exits;        /* what it saw, all ledger programs (target runs: every
+					     * full run, interrupts of any task included) */
+	uint64_t target_syscalls;           /* netmux's syscalls it timed: few, an idle target */
 	/*
 	 * What the tracepoints add to a syscall outside the programs (their dispatch, the slow
 	 * syscall path): measured at attach on muxbpf's own syscalls, before and after the ledger
@@ -39,7 +41,7 @@ struct mb_calib {
 	double floor_ns;
 };
 
-/* Fewer target runs than this in the window: the report says so (an idle target). */
+/* Fewer netmux syscalls than this in the window: the report says so (an idle target). */
 #define CALIB_THIN_RUNS 1000
 
 /* The statistics and the programs' own counts at one moment, for the calibration. */

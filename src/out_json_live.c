@@ -102,7 +102,7 @@ void json_write_estimate(struct jw *w, const struct mb_cost *c)
 	jw_knum(w, "in_context_ns", e->in_ctx_ns);
 	jw_knum(w, "in_syscalls_ns", e->in_call_ns);
 	jw_knum(w, "calibration_s", c->calib.seconds);
-	jw_ku64(w, "calibration_target_runs", c->calib.target_runs);
+	jw_ku64(w, "calibration_target_syscalls", c->calib.target_syscalls);
 	jw_obj_end(w);
 }
 

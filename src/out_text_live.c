@@ -74,7 +74,7 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 	fprintf(f, "  profiler cost: ");
 	if (!c->stats && !e->valid) {
 		fprintf(f, "BPF run time not measured (--no-bpf-stats, or the kernel refused "
-			"run-time statistics): %" PRIu64 " ledger runs for netmux, %" PRIu64
+			"run-time statistics): %" PRIu64 " ledger runs in netmux's context, %" PRIu64
 			" early exits, %" PRIu64 " samples; muxbpf %.2f ms CPU = %.3f%% of a core\n",
 			e->target_runs, e->exits, e->samples, c->self_cpu_ns / 1e6,
 			pct(c->self_cpu_ns, c->wall_ns));
@@ -89,18 +89,18 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 			e->bpf_ns / 1e6, c->bpf_ns ? 100.0 * (e->bpf_ns - c->bpf_ns) / c->bpf_ns : 0);
 	else if (c->stats)
 		fprintf(f, " (run-time statistics)");
-	else if (c->calib.target_runs < CALIB_THIN_RUNS)
+	else if (c->calib.target_syscalls < CALIB_THIN_RUNS)
 		/* an idle target in the window: its target runs' ns rest on few timings */
 		fprintf(f, " (estimated: run counts × ns per run from the %.1f s calibration "
-			"window%s, only %" PRIu64 " target runs in it)", c->calib.seconds,
+			"window%s, only %" PRIu64 " netmux syscalls in it)", c->calib.seconds,
 			c->stats_part ? ", which overlapped this phase" : "",
-			c->calib.target_runs);
+			c->calib.target_syscalls);
 	else
 		fprintf(f, " (estimated: run counts × ns per run from the %.1f s calibration "
 			"window%s)", c->calib.seconds,
 			c->stats_part ? ", which overlapped this phase" : "");
-	fprintf(f, "; sampler %" PRIu64 " runs, ledger %" PRIu64 " runs for netmux; muxbpf %.2f ms "
-		"CPU = %.3f%% of a core\n", c->stats ? c->sampler_runs : e->samples, e->target_runs,
+	fprintf(f, "; sampler %" PRIu64 " runs, ledger %" PRIu64 " runs in netmux's context; "
+		"muxbpf %.2f ms CPU = %.3f%% of a core\n", c->stats ? c->sampler_runs : e->samples, e->target_runs,
 		c->self_cpu_ns / 1e6, pct(c->self_cpu_ns, c->wall_ns));
 	if (e->valid)
 		fprintf(f, "  bystanders: %" PRIu64 " early exits for other processes' events, "
