@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -405,12 +406,31 @@ int control__next(struct control *c, struct control_cmd *cmd)
 	return 0;
 }
 
+/*
+ * FIFO mode: acknowledgements wait in the ACK FIFO only while muxbpf holds it open.  The last
+ * one (stop's, just before muxbpf exits) is lost if muxbpf closes it before the reader has
+ * opened it, and the reader then blocks in open() for good: wait up to 2 s for it to be read.
+ */
+static void drain_acks(int fd)
+{
+	int unread;
+
+	for (int i = 0; i < 200; i++) {
+		if (ioctl(fd, FIONREAD, &unread) || unread <= 0)
+			return;
+		usleep(10 * 1000);
+	}
+}
+
 void control__free(struct control *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < MAX_CLIENTS; i++)
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (c->ack_path[0] && c->clients[i].out >= 0)
+			drain_acks(c->clients[i].out);
 		drop_client(c, i);
+	}
 	if (c->listen_fd >= 0) {
 		close(c->listen_fd);
 		unlink(c->path);

@@ -165,6 +165,17 @@ grep -q 'spin_late' "$work/after.txt" || fail "the thread created after attach w
 grep -q 'spin_early' "$work/after.txt" || fail "existing threads not sampled in 'after'"
 grep -q '^after\.2 ' "$r" || fail "phase after.2 missing"
 grep -q 'on-CPU ms' "$r" || fail "no phase table"
+# stop's acknowledgement is still there for a reader that opens the ACK FIFO after muxbpf exited
+# (it was lost, and the reader blocked in open() for good, when muxbpf closed the FIFO first)
+"$muxbpf" attach --pid "$tpid" --control "fifo:$work/c,$work/a" >/dev/null 2>&1 &
+mux=$!
+echo "phase late" >"$work/c"
+read -r ack <"$work/a"
+echo stop >"$work/c"
+sleep 1
+ack=$(timeout 10 sh -c 'read -r ack <"$1" && echo "$ack"' sh "$work/a")
+case $ack in "ok stop t="*) ;; *) fail "stop's ack, read 1 s late: '$ack'" ;; esac
+wait $mux || fail "muxbpf attach --pid (late ack reader) exited $?"
 # maps too small for the run: the warning comes while it runs, and the drops are counted
 "$muxbpf" attach --pid "$tpid" --control "$work/small" --max-samples 16 --max-stacks 16 \
 	>"$work/small.out" 2>"$work/small.err" &
