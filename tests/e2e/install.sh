@@ -30,7 +30,7 @@ bin=$work/moved/sbin/muxbpf
 want="muxbpf: $work/moved/lib/muxbpf/netmux/netmux"
 [ "$(head -1 "$work/out")" = "$want" ] || fail "first line '$(head -1 "$work/out")', expected '$want'"
 grep -q '^softcode_arith ' "$work/out" || fail "no softcode_arith phase in the report"
-grep -Eq '^  netmux +[0-9.]+%  named [0-9.]+%, file:line [1-9]' "$work/out" ||
+grep -Eq '^  netmux +[0-9.]+% +named +[0-9.]+%, file:line +[1-9]' "$work/out" ||
 	fail "no file:line for netmux's frames"
 "$bin" --help 2>&1 | grep -q "make install's copy" || fail "--help does not say where the default is"
 echo "install: make install DESTDIR, moved: muxbpf runs its own copy of netmux ($want)"
