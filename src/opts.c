@@ -447,5 +447,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		pr_err("unexpected argument '%s' (see --help)", argv[optind]);
 		return -EINVAL;
 	}
+	if (o->bpf_stats && o->no_bpf_stats) {
+		pr_err("choose --bpf-stats or --no-bpf-stats, not both");
+		return -EINVAL;
+	}
 	return check_live(o);
 }

@@ -73,6 +73,7 @@ case_ "unknown phase lists the valid ones" 2 \
 	any --phase create,bogus
 case_ "empty phase list" 2 "unknown phase|no phase|empty" any --phase ""
 case_ "zero scale" 2 "invalid --scale '0'" any --scale 0
+case_ "both statistics options" 2 "choose --bpf-stats or --no-bpf-stats" any --bpf-stats --no-bpf-stats
 case_ "negative scale" 2 "invalid --scale '-1'" any --scale -1
 case_ "scale not a number" 2 "invalid --scale 'abc'" any --scale abc
 case_ "frequency 0" 2 "invalid --freq '0' \(expected a whole number from 1 to 100000\)" any --freq 0
