@@ -11,6 +11,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "json.h"
+#include "stats.h"
 
 /* ---- writer ---------------------------------------------------------------------------------- */
 
@@ -397,4 +398,14 @@ const char *jv_str(const struct jv *v, const char *dflt)
 bool jv_bool(const struct jv *v, bool dflt)
 {
 	return v && v->type == JV_BOOL ? v->b : dflt;
+}
+
+/* A share's 95% interval in percent, [lo, hi]: the one the text report prints. */
+void json_write_ci(struct jw *w, const char *key, const struct stats_ci *ci)
+{
+	jw_key(w, key);
+	jw_arr(w);
+	jw_num(w, 100 * ci->lo);
+	jw_num(w, 100 * ci->hi);
+	jw_arr_end(w);
 }

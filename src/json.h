@@ -69,4 +69,8 @@ double jv_num(const struct jv *v, double dflt);
 const char *jv_str(const struct jv *v, const char *dflt);
 bool jv_bool(const struct jv *v, bool dflt);
 
+struct stats_ci;
+/* A share's 95% interval in percent as KEY: [lo, hi] (the one the text report prints). */
+void json_write_ci(struct jw *w, const char *key, const struct stats_ci *ci);
+
 #endif /* MUXBPF_JSON_H */

@@ -114,16 +114,6 @@ static void write_sampler(struct jw *w, const struct muxbpf_phase_stats *st)
 	jw_obj_end(w);
 }
 
-/* A share's 95% interval in percent, [lo, hi]: the one the text report prints. */
-static void write_ci(struct jw *w, const char *key, const struct stats_ci *ci)
-{
-	jw_key(w, key);
-	jw_arr(w);
-	jw_num(w, 100 * ci->lo);
-	jw_num(w, 100 * ci->hi);
-	jw_arr_end(w);
-}
-
 static void write_rows(struct jw *w, const struct report_phase *p, enum fold_by by)
 {
 	const struct fold_view *v = &p->fold.by[by];
@@ -142,8 +132,8 @@ static void write_rows(struct jw *w, const struct report_phase *p, enum fold_by 
 		jw_ku64(w, "total", v->rows[i].total);
 		jw_knum(w, "self_pct", samples ? 100.0 * v->rows[i].self / samples : 0);
 		jw_knum(w, "total_pct", samples ? 100.0 * v->rows[i].total / samples : 0);
-		write_ci(w, "self_ci_pct", &self);
-		write_ci(w, "total_ci_pct", &total);
+		json_write_ci(w, "self_ci_pct", &self);
+		json_write_ci(w, "total_ci_pct", &total);
 		jw_kbool(w, "self_ci_wide", stats_ci_wide(&self));
 		jw_kstr(w, "self_ci_from", rounds && rounds[i] ? "rounds" : "wilson");
 		jw_kbool(w, "unnamed", v->rows[i].unnamed);

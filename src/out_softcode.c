@@ -29,11 +29,7 @@ static void json_share_ci(struct jw *w, uint64_t k, uint64_t n)
 	struct stats_ci ci;
 
 	stats_share(k, n, &ci);
-	jw_key(w, "share_ci_pct");
-	jw_arr(w);
-	jw_num(w, 100 * ci.lo);
-	jw_num(w, 100 * ci.hi);
-	jw_arr_end(w);
+	json_write_ci(w, "share_ci_pct", &ci);
 }
 
 void report_print_softcode_header(FILE *f, const struct report *r)
