@@ -78,6 +78,42 @@ static void fill_outside(struct report_phase *rp, const struct report *r, const 
 }
 
 /*
+ * Each syscall's share of on-CPU and us per call with the batches' intervals: the ledger's rows
+ * at each mark, the window's own ledger for the last batch (so the batches add up to it).
+ */
+static int fill_sys_ci(struct report_phase *rp, const struct window *w, unsigned int n)
+{
+	const struct ledger_sys_row *cum[ROUNDS_MAX + 1];
+	size_t ncum[ROUNDS_MAX + 1];
+	uint64_t phase_ns[ROUNDS_MAX + 1];
+	struct rounds_sys_batch *b;
+
+	if (!rp->ledger.nsys)
+		return 0;
+	for (unsigned int j = 0; j < n; j++) {
+		bool last = j == n - 1;
+
+		cum[j] = last ? rp->ledger.sys : w->marks[j].sys;
+		ncum[j] = last ? rp->ledger.nsys : w->marks[j].nsys;
+		phase_ns[j] = rp->rounds.v[j].oncpu_ns;
+	}
+	b = calloc(n, sizeof(*b));
+	rp->rounds.sys = calloc(rp->ledger.nsys, sizeof(*rp->rounds.sys));
+	if (!b || !rp->rounds.sys) {
+		free(b);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < rp->ledger.nsys; i++) {
+		struct report_sys_ci *ci = &rp->rounds.sys[i];
+
+		rounds_sys_batches(cum, ncum, phase_ns, (int)n, rp->ledger.sys[i].nr, b);
+		rounds_sys_ci(b, (int)n, &ci->share, &ci->us_per_call);
+	}
+	free(b);
+	return 0;
+}
+
+/*
  * A window's rounds: the batches of rounds from its marks (the last batch ends at the window's
  * end, so the batches add up to the phase's figures), and each row's interval from the spread
  * between them.  A mark holds the fold at its batch's end; the last batch's is the report's.
@@ -94,8 +130,10 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 	if (n && w->marks[n - 1].rounds == w->result.rounds)
 		n--;
 	n++;
+	rr->sys_once = true;
 	if (n < 2 || n > ROUNDS_MAX + 1 || (w->result.rounds < 2 && n < ROUNDS_MIN_BATCH_MEANS))
 		return 0;
+	rr->sys_once = false;
 	rr->v = calloc(n, sizeof(*rr->v));
 	if (!rr->v)
 		return -ENOMEM;
@@ -115,6 +153,8 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 		cmds[j] = (double)rr->v[j].commands;
 	}
 	stats_ratio_rounds(ns, cmds, (int)n, &rr->cpu_per_cmd);
+	if (rp->has_ledger && (err = fill_sys_ci(rp, w, n)))
+		return err;
 	rr->top_half = rounds_top_half(cum, (int)n, r->rule_by, ROUNDS_TOP);
 	/* batches inside one round are not the same work (attrwrite's later objects): only rounds
 	 * are expected to agree */
@@ -380,6 +420,7 @@ void report_free(struct report *r)
 		phase_ledger__free(&p->ledger);
 		fold_table__free(&p->fold);
 		free(p->rounds.v);
+		free(p->rounds.sys);
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);

@@ -114,12 +114,39 @@ static int add_cached(struct mb_ledger_data *d, const struct mb_inflight *st)
 }
 
 /*
+ * Did a slot of a's tables move into the map before b was read, mid-window?  A slot moves when
+ * another number takes it (its number changes, or its count starts again) or when the whole
+ * table is flushed at a boundary.
+ */
+static bool moved_between(const struct mb_inflight *a, const struct mb_inflight *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++) {
+			const struct muxbpf_thread_state *x = &a->v[i].v, *y = &b->v[j].v;
+
+			if (a->v[i].k != b->v[j].k)
+				continue;
+			if (x->cache_epoch != y->cache_epoch)
+				return true;
+			for (int s = 0; s < MUXBPF_SYS_CACHE; s++)
+				if (x->cache[s].count && (x->cache[s].nr != y->cache[s].nr ||
+							  y->cache[s].count < x->cache[s].count))
+					return true;
+		}
+	return false;
+}
+
+typedef bool (*moved_fn)(const struct mb_inflight *a, const struct mb_inflight *b);
+
+/*
  * The syscalls map and the threads' tables.  A running target moves a table into the map at its
  * first return after the last boundary (the end of the last window): the map is read between two
- * reads of the tables, again until no thread flushed in between, so nothing counts twice or not
- * at all.  Later moves (slot reuse) concern only the time after the last window.
+ * reads of the tables, again until moved() finds no move in between, so nothing counts twice or
+ * not at all.  At the end of a run later moves (slot reuse) concern only the time after the last
+ * window; mid-window they count.  *tables (may be NULL) gets the tables of the last read.
  */
-static int dump_syscalls(struct profiler *p, struct mb_ledger_data *d)
+static int dump_syscalls(struct profiler *p, struct mb_ledger_data *d, moved_fn moved,
+			 struct mb_inflight *tables)
 {
 	struct muxbpf_bpf *skel = profiler__skel(p);
 	struct mb_inflight a = {}, b = {};
@@ -132,7 +159,7 @@ static int dump_syscalls(struct profiler *p, struct mb_ledger_data *d)
 		err = DUMP(skel->maps.syscalls, d->sys, d->nsys);
 		if (!err)
 			err = DUMP(skel->maps.thread_state, b.v, b.n);
-		if (err || !flushed_between(&a, &b) || tries == 9)
+		if (err || !moved(&a, &b) || tries == 9)
 			break;
 		inflight__free(&a);
 		a = b;
@@ -141,8 +168,41 @@ static int dump_syscalls(struct profiler *p, struct mb_ledger_data *d)
 	if (!err)
 		err = add_cached(d, &b);
 	inflight__free(&a);
+	if (!err && tables) {
+		*tables = b;
+		b = (struct mb_inflight){};
+	}
 	inflight__free(&b);
 	return err;
+}
+
+int collect_sys_mark(struct profiler *p, unsigned int phase, uint32_t pid,
+		     const struct mb_boundary *from, uint64_t t_ns, const struct rt_snapshot *rt,
+		     struct ledger_sys_row **rows, size_t *n)
+{
+	struct mb_ledger_data d = {};
+	struct mb_inflight now = {};
+	struct phase_ledger l = {};
+	int err = dump_syscalls(p, &d, moved_between, &now);
+
+	*rows = NULL;
+	*n = 0;
+	if (!err) {
+		/* the tables as read: a call in flight now is counted to t_ns, as at a boundary */
+		struct mb_boundary to = { .t_ns = t_ns, .rt = rt, .inflight = &now };
+
+		err = ledger_build(&d, phase, pid, from, &to, &l);
+	}
+	ledger_data__free(&d);
+	inflight__free(&now);
+	if (err)
+		return err;
+	*rows = l.sys;
+	*n = l.nsys;
+	l.sys = NULL;
+	l.nsys = 0;
+	phase_ledger__free(&l);
+	return 0;
 }
 
 int collect_ledger(struct profiler *p, struct mb_ledger_data *d)
@@ -151,7 +211,7 @@ int collect_ledger(struct profiler *p, struct mb_ledger_data *d)
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	err = dump_syscalls(p, d);
+	err = dump_syscalls(p, d, flushed_between, NULL);
 	if (!err)
 		err = DUMP(skel->maps.sites, d->sites, d->nsites);
 	if (!err)

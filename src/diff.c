@@ -342,6 +342,126 @@ out_json:
 	return beyond;
 }
 
+/* A syscall row of a phase's ledger by name, or NULL. */
+static const struct jv *sys_row(const struct jv *phase, const char *name)
+{
+	const struct jv *rows = jv_get(jv_get(phase, "ledger"), "syscalls");
+
+	for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++)
+		if (!strcmp(jv_str(jv_get(&rows->v[i], "name"), ""), name))
+			return &rows->v[i];
+	return NULL;
+}
+
+/* A figure of a syscall row, half its 95% interval (NAN: none) and where that comes from. */
+struct sys_fig {
+	double v, half;
+	const char *from; /* report.json's ci_from: batches, once, none */
+};
+
+static struct sys_fig sys_fig(const struct jv *row, const char *key, const char *ci_key)
+{
+	const struct jv *ci = jv_get(row, ci_key);
+	struct sys_fig f = { jv_num(jv_get(row, key), NAN), NAN,
+			     jv_str(jv_get(row, "ci_from"), "none") };
+
+	if (!strcmp(f.from, "batches") && ci && ci->type == JV_ARR && ci->n == 2)
+		f.half = (jv_num(&ci->v[1], NAN) - jv_num(&ci->v[0], NAN)) / 2;
+	return f;
+}
+
+/* Beyond the two intervals, as the self shares: the change exceeds SIGMAS of their sigma. */
+static bool sys_beyond(struct sys_fig a, struct sys_fig b)
+{
+	double sigma = sqrt(a.half * a.half + b.half * b.half) / 1.96;
+
+	return !isnan(sigma) && b.v != a.v && fabs(b.v - a.v) > SIGMAS * sigma;
+}
+
+/* "+-0.40", or how a figure without an interval is known ("once", "-"). */
+static const char *sys_half(char *buf, size_t size, struct sys_fig f, int decimals)
+{
+	if (isnan(f.half))
+		snprintf(buf, size, "%s", strcmp(f.from, "once") ? "-" : "once");
+	else
+		snprintf(buf, size, "+-%.*f", decimals, f.half);
+	return buf;
+}
+
+static void sys_json(struct jw *j, const char *name, const char *key, struct sys_fig a,
+		     struct sys_fig b, bool beyond)
+{
+	jw_obj(j);
+	jw_kstr(j, "name", name);
+	jw_kstr(j, "figure", key);
+	jw_knum(j, "old", a.v);
+	jw_knum(j, "old_ci_half", a.half); /* null: no interval (once, merged runs) */
+	jw_knum(j, "new", b.v);
+	jw_knum(j, "new_ci_half", b.half);
+	jw_kbool(j, "beyond", beyond);
+	jw_obj_end(j);
+}
+
+static void sys_line(FILE *f, const char *name, const struct sys_fig *a, const struct sys_fig *b,
+		     const bool *out, bool *header)
+{
+	char h[4][24];
+
+	if (!*header)
+		fprintf(f, "  syscalls, old -> new (share of on-CPU and us/call; +- = 95%% "
+			   "interval from each report's batches; once = one window, no interval: "
+			   "not judged; * = beyond %.0f sigma of the intervals):\n", SIGMAS);
+	*header = true;
+	sys_half(h[0], sizeof(h[0]), a[0], 2);
+	sys_half(h[1], sizeof(h[1]), b[0], 2);
+	sys_half(h[2], sizeof(h[2]), a[1], 1);
+	sys_half(h[3], sizeof(h[3]), b[1], 1);
+	fprintf(f, "  %-16s %6.2f%% %7s -> %6.2f%% %7s%s  %8.1f %7s -> %8.1f %7s us/call%s\n", name,
+		a[0].v, h[0], b[0].v, h[1], out[0] ? " *" : "  ", a[1].v, h[2], b[1].v, h[3],
+		out[1] ? " *" : "");
+}
+
+/*
+ * The new report's top syscalls against the old's: share of on-CPU and us/call differ only
+ * when both sides have intervals (batches) and the change is beyond them.  Returns the changes
+ * beyond.
+ */
+static int diff_syscalls(FILE *f, struct jw *j, const struct jv *po, const struct jv *pn, int top)
+{
+	static const char *const keys[2][2] = { { "oncpu_pct", "oncpu_ci_pct" },
+						{ "us_per_call", "us_per_call_ci" } };
+	const struct jv *rows = jv_get(jv_get(pn, "ledger"), "syscalls");
+	bool header = false;
+	int beyond = 0;
+
+	if (j) {
+		jw_key(j, "syscalls");
+		jw_arr(j);
+	}
+	for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n && (int)i < top; i++) {
+		const char *name = jv_str(jv_get(&rows->v[i], "name"), "?");
+		const struct jv *old = sys_row(po, name);
+		struct sys_fig a[2], b[2];
+		bool out[2];
+
+		if (!old)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			a[k] = sys_fig(old, keys[k][0], keys[k][1]);
+			b[k] = sys_fig(&rows->v[i], keys[k][0], keys[k][1]);
+			out[k] = sys_beyond(a[k], b[k]);
+			beyond += out[k];
+			if (j)
+				sys_json(j, name, keys[k][0], a[k], b[k], out[k]);
+		}
+		if (a[0].v != b[0].v || a[1].v != b[1].v)
+			sys_line(f, name, a, b, out, &header);
+	}
+	if (j)
+		jw_arr_end(j);
+	return beyond;
+}
+
 static void json_side(struct jw *j, const char *key, const struct jv *r)
 {
 	jw_key(j, key);
@@ -426,6 +546,7 @@ int diff_reports(FILE *f, const struct jv *old, const struct jv *new, const stru
 		beyond += diff_cpu_per_cmd(f, j, po, pn);
 		beyond += diff_runs(f, j, po, pn);
 		beyond += diff_functions(f, j, po, pn, o->top);
+		beyond += diff_syscalls(f, j, po, pn, o->top);
 		if (j)
 			jw_obj_end(j);
 	}

@@ -290,6 +290,36 @@ static void write_wake(struct jw *w, const struct ledger_wake_row *k)
 	jw_obj_end(w);
 }
 
+/* A syscall row's share of on-CPU and us/call, their intervals (null: none) and their source. */
+static void write_sys_ci(struct jw *w, const struct report_phase *p, size_t i)
+{
+	static const char *const from_names[] = {
+		[REPORT_SYS_NONE] = "none", [REPORT_SYS_ONCE] = "once",
+		[REPORT_SYS_BATCHES] = "batches",
+	};
+	struct report_sys_ci ci;
+	enum report_sys_from from = report_sys_ci(p, i, &ci);
+	bool batches = from == REPORT_SYS_BATCHES;
+
+	jw_knum(w, "oncpu_pct", 100 * ci.share.value);
+	if (batches) {
+		json_write_ci(w, "oncpu_ci_pct", &ci.share);
+		jw_key(w, "us_per_call_ci");
+		jw_arr(w);
+		jw_num(w, ci.us_per_call.lo);
+		jw_num(w, ci.us_per_call.hi);
+		jw_arr_end(w);
+	} else {
+		jw_key(w, "oncpu_ci_pct");
+		jw_null(w);
+		jw_key(w, "us_per_call_ci");
+		jw_null(w);
+	}
+	jw_kbool(w, "oncpu_ci_wide", batches && stats_ci_wide(&ci.share));
+	jw_kbool(w, "us_per_call_ci_wide", batches && stats_ci_wide(&ci.us_per_call));
+	jw_kstr(w, "ci_from", from_names[from]);
+}
+
 static void write_ledger(struct jw *w, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
@@ -349,6 +379,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 		jw_ku64(w, "wall_ns", y->wall_ns);
 		jw_ku64(w, "inexact", y->inexact);
 		jw_knum(w, "us_per_call", y->count ? y->wall_ns / 1e3 / y->count : 0);
+		write_sys_ci(w, p, i);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);

@@ -487,20 +487,53 @@ static void print_wakeups(FILE *f, const struct phase_ledger *l)
 	fprintf(f, "\n");
 }
 
+/* A syscall figure's +- column: its half-width ("?": wider than the figure), or how it is known. */
+static void format_sys_ci(char *buf, size_t size, enum report_sys_from from,
+			  const struct stats_ci *ci, double scale, int decimals)
+{
+	if (from == REPORT_SYS_BATCHES)
+		snprintf(buf, size, "+-%.*f%s", decimals, scale * stats_ci_half(ci),
+			 stats_ci_wide(ci) ? "?" : "");
+	else
+		snprintf(buf, size, "%s", from == REPORT_SYS_ONCE ? "once" : "-");
+}
+
+/* The legend of the syscall table: what the share is and where its interval comes from. */
+static void print_sys_legend(FILE *f, const struct report_phase *p, enum report_sys_from from)
+{
+	if (from == REPORT_SYS_BATCHES)
+		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; +- = 95%% interval from "
+			   "the spread between %u batches of %s (t, batch means); ? = wider than "
+			   "the figure\n", p->rounds.batches,
+			p->rounds.n > 1 ? "its rounds" : "its one round");
+	else if (from == REPORT_SYS_ONCE)
+		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; once = exact for this "
+			   "one window, no interval (the phase ran no batches)\n");
+	else
+		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; - = no interval (figures "
+			   "per run over the runs)\n");
+}
+
 static void print_syscalls(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
+	struct report_sys_ci ci;
+	char sci[16], uci[16];
 
 	if (!l->nsys)
 		return;
-	fprintf(f, "  %-20s %9s %11s %11s %10s\n", "syscall", "calls", "on-CPU ms", "wall ms",
-		"us/call");
+	print_sys_legend(f, p, report_sys_ci(p, 0, &ci));
+	fprintf(f, "  %-20s %9s %11s %11s %7s %7s %10s %8s\n", "syscall", "calls", "on-CPU ms",
+		"wall ms", "share", "+-", "us/call", "+-");
 	for (size_t i = 0; i < l->nsys && (int)i < r->top; i++) {
 		const struct ledger_sys_row *y = &l->sys[i];
+		enum report_sys_from from = report_sys_ci(p, i, &ci);
 
-		fprintf(f, "  %-20s %9" PRIu64 " %11.3f %11.3f %10.1f\n", syscall_name(y->nr),
-			y->count, ms(y->cpu_ns), ms(y->wall_ns),
-			y->count ? y->wall_ns / 1e3 / y->count : 0);
+		format_sys_ci(sci, sizeof(sci), from, &ci.share, 100, 2);
+		format_sys_ci(uci, sizeof(uci), from, &ci.us_per_call, 1, 1);
+		fprintf(f, "  %-20s %9" PRIu64 " %11.3f %11.3f %6.2f%% %7s %10.1f %8s\n",
+			syscall_name(y->nr), y->count, ms(y->cpu_ns), ms(y->wall_ns),
+			100 * ci.share.value, sci, ci.us_per_call.value, uci);
 	}
 }
 

@@ -120,8 +120,10 @@ void run__free(struct run *r)
 	for (int i = 0; i < MUXBPF_MAX_PHASES; i++) {
 		reading_free(&r->windows[i].before);
 		reading_free(&r->windows[i].after);
-		for (unsigned int j = 0; j < r->windows[i].nmarks; j++)
+		for (unsigned int j = 0; j < r->windows[i].nmarks; j++) {
 			fold_table__free(&r->windows[i].marks[j].fold);
+			free(r->windows[i].marks[j].sys);
+		}
 		free(r->windows[i].marks);
 	}
 	reading_free(&r->start);

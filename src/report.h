@@ -23,6 +23,18 @@ struct report_round {
 	uint64_t samples;  /* netmux's user samples in the batch */
 };
 
+/* How a syscall row's share of on-CPU and us/call are known (report_sys_ci). */
+enum report_sys_from {
+	REPORT_SYS_NONE = 0, /* not per window: a merged report (--runs), or no ledger */
+	REPORT_SYS_ONCE,     /* one window without batches: exact for it, with no interval */
+	REPORT_SYS_BATCHES,  /* the t interval from the spread between the phase's batches */
+};
+
+/* A syscall row's share of the phase's on-CPU (fraction) and wall us per call. */
+struct report_sys_ci {
+	struct stats_ci share, us_per_call;
+};
+
 /* How a phase ran in rounds, and the intervals the rounds give. */
 struct report_rounds {
 	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
@@ -38,6 +50,8 @@ struct report_rounds {
 	double stop_half;	     /* top_half as the rule last judged it, at the last mark */
 	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */
 	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
+	struct report_sys_ci *sys;   /* per row of ledger.sys, from the batches (else NULL) */
+	bool sys_once;		     /* a window the driver ran without batches: one window */
 };
 
 struct report_phase {
@@ -101,6 +115,14 @@ struct report {
  */
 void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
 		     struct stats_ci *out);
+
+/*
+ * Row i of a phase's syscalls: its share of the phase's on-CPU and its us per call, with their
+ * intervals where the phase has batches (else invalid, lo = hi = the value), and how they are
+ * known.
+ */
+enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
+				   struct report_sys_ci *out);
 
 /* Samples expected from a phase's user time below which zero samples are plausible. */
 #define REPORT_BUSY_MIN_SAMPLES 20

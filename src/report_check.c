@@ -52,6 +52,22 @@ void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bo
 	stats_share(total ? row->total : row->self, p->fold.samples, out);
 }
 
+enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
+				   struct report_sys_ci *out)
+{
+	const struct ledger_sys_row *y = &p->ledger.sys[i];
+	double share = p->oncpu_ns ? (double)y->cpu_ns / p->oncpu_ns : 0;
+	double us = y->count ? y->wall_ns / 1e3 / y->count : 0;
+
+	if (p->rounds.sys && i < p->ledger.nsys) {
+		*out = p->rounds.sys[i];
+		return REPORT_SYS_BATCHES;
+	}
+	out->share = (struct stats_ci){ .value = share, .lo = share, .hi = share, .n = 1 };
+	out->us_per_call = (struct stats_ci){ .value = us, .lo = us, .hi = us, .n = 1 };
+	return p->rounds.sys_once ? REPORT_SYS_ONCE : REPORT_SYS_NONE;
+}
+
 /* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
 static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -84,6 +84,74 @@ void rounds_share_ci(const uint64_t *k, const uint64_t *n, int r, struct stats_c
 		*from_rounds = true;
 }
 
+static const struct ledger_sys_row *find_sys(const struct ledger_sys_row *rows, size_t n,
+					     uint32_t nr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].nr == nr)
+			return &rows[i];
+	return NULL;
+}
+
+/* The growth of a cumulative figure, and the new high-water mark. */
+static double grew(uint64_t now, uint64_t *prev)
+{
+	uint64_t d = now > *prev ? now - *prev : 0;
+
+	*prev = now > *prev ? now : *prev;
+	return (double)d;
+}
+
+void rounds_sys_batches(const struct ledger_sys_row *const *cum, const size_t *ncum,
+			const uint64_t *phase_ns, int r, uint32_t nr, struct rounds_sys_batch *out)
+{
+	uint64_t cpu = 0, wall = 0, calls = 0;
+
+	for (int j = 0; j < r; j++) {
+		const struct ledger_sys_row *y = find_sys(cum[j], ncum[j], nr);
+		struct ledger_sys_row none = { .nr = nr };
+
+		if (!y)
+			y = &none;
+		out[j].cpu_ns = grew(y->cpu_ns, &cpu);
+		out[j].wall_ns = grew(y->wall_ns, &wall);
+		out[j].calls = grew(y->count, &calls);
+		out[j].phase_ns = (double)phase_ns[j];
+	}
+}
+
+/* A ratio's interval clamped to [0, max] (max 0: no upper bound), scaled by k. */
+static void clamp_ci(struct stats_ci *ci, double max, double k)
+{
+	ci->value *= k;
+	ci->lo = ci->lo < 0 ? 0 : ci->lo * k;
+	ci->hi *= k;
+	if (max > 0 && ci->hi > max)
+		ci->hi = max;
+}
+
+void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *share,
+		   struct stats_ci *us_per_call)
+{
+	double *v = malloc(4 * (r > 0 ? r : 1) * sizeof(*v));
+
+	*share = (struct stats_ci){ 0 };
+	*us_per_call = (struct stats_ci){ 0 };
+	if (!v)
+		return;
+	for (int j = 0; j < r; j++) {
+		v[j] = b[j].cpu_ns;
+		v[r + j] = b[j].phase_ns;
+		v[2 * r + j] = b[j].wall_ns;
+		v[3 * r + j] = b[j].calls;
+	}
+	stats_ratio_rounds(v, v + r, r, share);
+	stats_ratio_rounds(v + 2 * r, v + 3 * r, r, us_per_call);
+	clamp_ci(share, 1, 1);
+	clamp_ci(us_per_call, 0, 1e-3);
+	free(v);
+}
+
 static int cmp_row_name(const void *a, const void *b)
 {
 	return strcmp((*(const struct fold_row *const *)a)->name,

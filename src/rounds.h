@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "fold.h"
+#include "ledger.h"
 #include "stats.h"
 
 /* Why a window ran the rounds it did. */
@@ -75,6 +76,29 @@ void rounds_share_ci(const uint64_t *k, const uint64_t *n, int r, struct stats_c
  */
 int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, bool total,
 		   struct stats_ci *out, bool *from_rounds);
+
+/* One syscall in one batch: its on-CPU and wall time and its calls, and the phase's on-CPU. */
+struct rounds_sys_batch {
+	double cpu_ns, wall_ns, calls, phase_ns;
+};
+
+/*
+ * Syscall nr in each of r batches, from the ledger's rows cumulative from the window's start at
+ * each batch's end (cum[j], ncum[j] rows) and each batch's on-CPU (phase_ns[j], per batch).  A
+ * row missing from a mark counts 0 there; a figure that falls counts as no change.
+ */
+void rounds_sys_batches(const struct ledger_sys_row *const *cum, const size_t *ncum,
+			const uint64_t *phase_ns, int r, uint32_t nr, struct rounds_sys_batch *out);
+
+/*
+ * A syscall's share of the phase's on-CPU (sum cpu / sum phase, a fraction) and its wall us per
+ * call (sum wall / sum calls), each with the ratio estimator's t interval over the r batches
+ * (stats_ratio_rounds): the batches are the independent units, so it holds however the calls
+ * of a batch are correlated (bursts, calls that wait on one another), where an interval that
+ * takes each call as independent is too narrow.  r < 2, or no calls for us_per_call: invalid.
+ */
+void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *share,
+		   struct stats_ci *us_per_call);
 
 struct round_rule {
 	enum fold_by by; /* the view whose top rows must be precise (the report's first) */

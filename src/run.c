@@ -11,6 +11,7 @@
 #include "assemble.h"
 #include "clock.h"
 #include "collect.h"
+#include "collect_ledger.h"
 #include "collect_live.h"
 #include "game.h"
 #include "live.h"
@@ -180,6 +181,21 @@ static enum fold_by rule_view(const struct opts *o)
 	return FOLD_BY_FUNCTION;
 }
 
+/*
+ * The ledger's syscalls at a mark, exact as at a boundary (the threads' tables of returned calls
+ * included, a call in flight counted to the mark): the batches' figures are differences of
+ * marks, so they add up to the window's ledger.  0 or -errno.
+ */
+static int mark_syscalls(struct session *s, const struct window *w, unsigned int phase,
+			 struct round_mark *m, const struct rt_snapshot *rt)
+{
+	struct mb_boundary from = { .t_ns = w->before.t_ns, .rt = &w->before.rt,
+				    .inflight = &w->before.inflight };
+
+	return collect_sys_mark(s->prof, phase, (uint32_t)s->r->pid, &from, m->t_ns, rt, &m->sys,
+				&m->nsys);
+}
+
 /* Mark the end of a batch: the counters now, cumulative from the window's start.  0 or -errno. */
 static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 		      unsigned int rounds, uint64_t commands)
@@ -203,11 +219,19 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 	if (err)
 		return err;
 	m->oncpu_ns = rt_delta(&w->before.rt, &rt, s->r->pid);
+	if (profiler__has_ledger(s->prof))
+		err = mark_syscalls(s, w, phase, m, &rt);
 	rt_snapshot__free(&rt);
+	if (err) {
+		free(m->sys);
+		return err;
+	}
 	err = session_fold_phase(s->prof, s->sym, s->r, phase,
 				 report_views(s->o) | FOLD_VIEW(rule_view(s->o)), &m->fold);
-	if (err)
-		return err; /* fold_phase freed what it had */
+	if (err) {
+		free(m->sys); /* fold_phase freed what it had */
+		return err;
+	}
 	w->nmarks++;
 	return 0;
 }
@@ -216,7 +240,8 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
  * After each chunk of a window: the progress line, and for a phase whose work does not repeat
  * (one round) a batch mark every ROUNDS_INROUND_BATCH_S, for batch means.  netmux may be answering the
  * next chunk meanwhile: the counts are read as they are (nothing is lost, a sample near the
- * mark may count in the batch after), the runtime of a running thread as of its last update.
+ * mark may count in the batch after), the runtime of a running thread as of its last update,
+ * the ledger's syscalls reread until no thread's table moved into the map during the read.
  */
 static void hook_progress(void *ctx, unsigned int phase, uint64_t done, uint64_t total)
 {

@@ -40,6 +40,8 @@ struct round_mark {
 	uint64_t commands;	/* commands answered */
 	uint64_t oncpu_ns;	/* netmux's on-CPU time (the kernel's runtime accounting) */
 	struct fold_table fold; /* the window's samples folded into the report's views */
+	struct ledger_sys_row *sys; /* the ledger's syscalls so far, exact (NULL: no ledger) */
+	size_t nsys;
 };
 
 struct window {

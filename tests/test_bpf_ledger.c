@@ -2,7 +2,8 @@
 /*
  * The time ledger against a target whose work is known (tests/targets/ledger_synth.c): a user
  * CPU burner, a write() loop, a sleeper that wakes every 10 ms to do ~50 µs of work, and a thread
- * blocked on a pipe.  Each phase's ledger is compared with the target's own counts and with the
+ * blocked on a pipe, and batches of pwrite() marked between batches as a phase run in rounds is.
+ * Each phase's ledger is compared with the target's own counts and with the
  * kernel's counters (schedstat), and must close: leftover under 1% of wall.
  */
 #include <errno.h>
@@ -16,11 +17,23 @@
 #include <cmocka.h>
 #include "ledger.h"
 #include "maps.h"
+#include "rounds.h"
+#include "stats.h"
 #include "symbolize.h"
 #include "testutil.h"
 #include "bpftarget.h"
 
-enum { PH_BURN = 1, PH_WRITE, PH_SLEEP, PH_PIPE, PH__COUNT };
+enum { PH_BURN = 1, PH_WRITE, PH_SLEEP, PH_PIPE, PH_BATCH, PH__COUNT };
+
+#define BATCHES 6
+
+/* The batch phase: the ledger's syscalls at a mark after each batch, the phase's on-CPU then. */
+struct mark {
+	struct ledger_sys_row *sys;
+	size_t nsys;
+	uint64_t oncpu_ns;
+	char ack[128];
+};
 
 struct run {
 	struct target t;
@@ -30,15 +43,45 @@ struct run {
 	struct mb_profile prof;
 	struct mb_maps maps;
 	struct phase_ledger led[PH__COUNT];
+	struct mark marks[BATCHES];
 };
 
 static struct run R;
 
-/* One target, four phases, everything collected once for all the tests below. */
+/*
+ * The batch phase as src/run.c marks a phase run in rounds: after each batch, while the target
+ * sleeps, the ledger's syscalls so far (collect_sys_mark) and the on-CPU so far.
+ */
+static void run_batches(struct profiler *p)
+{
+	struct reading *before = &R.r[PH_BATCH][0];
+	struct mb_boundary from = { before->t_ns, &before->rt, &before->inflight };
+
+	take_reading(p, R.t.pid, before, PH_BATCH);
+	for (int j = 0; j < BATCHES; j++) {
+		struct mark *m = &R.marks[j];
+		struct rt_snapshot rt;
+		struct timespec ts;
+		uint64_t t;
+
+		target_command(&R.t, 'b', m->ack, sizeof(m->ack));
+		assert_int_equal(procstat_wait_sleeping(R.t.pid, 1000), 0);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		assert_int_equal(collect_runtime(p, &rt), 0);
+		m->oncpu_ns = rt_delta(&before->rt, &rt, R.t.pid);
+		assert_int_equal(collect_sys_mark(p, PH_BATCH, R.t.pid, &from, t, &rt, &m->sys,
+						  &m->nsys), 0);
+		rt_snapshot__free(&rt);
+	}
+	take_reading(p, R.t.pid, &R.r[PH_BATCH][1], 0);
+}
+
+/* One target, five phases, everything collected once for all the tests below. */
 static int setup(void **state)
 {
 	struct profiler_opts opts = { .freq = 997, .enable_on_exec = true };
-	static const char cmds[PH__COUNT] = { 0, 'u', 'w', 's', 'p' };
+	static const char cmds[PH__COUNT] = { 0, 'u', 'w', 's', 'p', 'b' };
 	struct profiler *p;
 
 	(void)state;
@@ -51,9 +94,10 @@ static int setup(void **state)
 		return -1;
 	target_release(&R.t);
 	target_wait_started(&R.t);
-	for (int ph = PH_BURN; ph < PH__COUNT; ph++)
+	for (int ph = PH_BURN; ph < PH_BATCH; ph++)
 		run_phase(p, &R.t, ph, cmds[ph], &R.r[ph][0], &R.r[ph][1], R.ack[ph],
 			  sizeof(R.ack[ph]));
+	run_batches(p);
 	if (maps__read(R.t.pid, &R.maps) || collect_profile(p, &R.prof) ||
 	    collect_ledger(p, &R.data))
 		return -1;
@@ -77,6 +121,8 @@ static int teardown(void **state)
 		reading_free(&R.r[ph][1]);
 		phase_ledger__free(&R.led[ph]);
 	}
+	for (int j = 0; j < BATCHES; j++)
+		free(R.marks[j].sys);
 	ledger_data__free(&R.data);
 	profile__free(&R.prof);
 	maps__free(&R.maps);
@@ -360,12 +406,76 @@ static void test_burner_sampled(void **state)
 			 l->oncpu_ns / 1e6, burn_ns / 1e6, clocks / 1e6);
 }
 
+/*
+ * Batch marks against the target's own counts and clock: each batch's pwrite() calls from the
+ * marks' differences equal the target's count exactly (the calls still in the thread's table
+ * included), each batch's wall inside them fits in the windows the target timed around them,
+ * the last mark agrees with the window's ledger, and the batch interval of us/call does not lie
+ * above the target's own wall per call (its windows hold the calls).
+ */
+static void test_batch_marks(void **state)
+{
+	const struct phase_ledger *l = &R.led[PH_BATCH];
+	const struct ledger_sys_row *cum[BATCHES], *end;
+	struct rounds_sys_batch b[BATCHES];
+	uint64_t phase_ns[BATCHES];
+	size_t ncum[BATCHES];
+	unsigned long long wall, all_wall = 0;
+	struct stats_ci share, us;
+	long calls, all_calls = 0;
+	uint32_t nr;
+
+	(void)state;
+	skip_unless_bpf();
+	end = find_sys(l, "pwrite64");
+	assert_non_null(end);
+	nr = end->nr;
+	for (int j = 0; j < BATCHES; j++) {
+		/* the last batch ends at the window's end, as in the report */
+		cum[j] = j == BATCHES - 1 ? l->sys : R.marks[j].sys;
+		ncum[j] = j == BATCHES - 1 ? l->nsys : R.marks[j].nsys;
+		phase_ns[j] = (j == BATCHES - 1 ? l->oncpu_ns : R.marks[j].oncpu_ns) -
+			      (j ? R.marks[j - 1].oncpu_ns : 0);
+	}
+	rounds_sys_batches(cum, ncum, phase_ns, BATCHES, nr, b);
+	for (int j = 0; j < BATCHES; j++) {
+		assert_int_equal(sscanf(R.marks[j].ack, "k %ld %llu", &calls, &wall), 2);
+		print_message("batch %d: target %ld pwrites, %.1f us in its windows; ledger %.0f "
+			      "calls, %.1f us wall, %.1f us CPU of %.1f us\n", j, calls, wall / 1e3,
+			      b[j].calls, b[j].wall_ns / 1e3, b[j].cpu_ns / 1e3,
+			      b[j].phase_ns / 1e3);
+		if (b[j].calls != calls)
+			fail_msg("batch %d: the marks give %.0f pwrite calls, the target made %ld",
+				 j, b[j].calls, calls);
+		if (b[j].wall_ns > wall)
+			fail_msg("batch %d: %.0f ns inside pwrite, more than the %llu ns of the "
+				 "target's windows around them", j, b[j].wall_ns, wall);
+		all_calls += calls;
+		all_wall += wall;
+	}
+	/* the last mark and the window's end read the same sleeping target */
+	for (size_t i = 0; i < R.marks[BATCHES - 1].nsys; i++)
+		if (R.marks[BATCHES - 1].sys[i].nr == nr) {
+			assert_int_equal(R.marks[BATCHES - 1].sys[i].count, end->count);
+			assert_int_equal(R.marks[BATCHES - 1].sys[i].cpu_ns, end->cpu_ns);
+		}
+	rounds_sys_ci(b, BATCHES, &share, &us);
+	print_message("pwrite: %.2f%% +-%.2f of on-CPU, %.3f +-%.3f us per call; the target's "
+		      "windows %.3f us per call\n", 100 * share.value, 100 * stats_ci_half(&share),
+		      us.value, stats_ci_half(&us), all_wall / 1e3 / all_calls);
+	assert_true(share.valid && us.valid);
+	assert_int_equal(end->count, all_calls);
+	if (us.lo > all_wall / 1e3 / all_calls)
+		fail_msg("the ledger's us/call interval [%.3f, %.3f] lies above the target's own "
+			 "%.3f us per call", us.lo, us.hi, all_wall / 1e3 / all_calls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oncpu_and_closure), cmocka_unit_test(test_write_loop),
 		cmocka_unit_test(test_sleeper),		  cmocka_unit_test(test_pipe_block),
-		cmocka_unit_test(test_burner_sampled),
+		cmocka_unit_test(test_burner_sampled),	  cmocka_unit_test(test_batch_marks),
 	};
 
 	return cmocka_run_group_tests_name("bpf_ledger", tests, setup, teardown);

@@ -343,6 +343,105 @@ static void test_homogeneity_small(void **state)
 	assert_false(h.valid);
 }
 
+/*
+ * A syscall's batches from the ledger's cumulative rows: differences of marks, a row missing
+ * from a mark counts 0 there; then its share of on-CPU and us/call with the t interval, against
+ * values worked by hand.
+ */
+static void test_sys_ci_known(void **state)
+{
+	/* write: calls 10, 15, 15; cpu 100, 160, 140 us; wall 200, 330, 270 us; read absent at 1 */
+	const struct ledger_sys_row m0[] = {
+		{ .nr = 1, .count = 10, .cpu_ns = 100000, .wall_ns = 200000 },
+		{ .nr = 0, .count = 5, .cpu_ns = 50000, .wall_ns = 60000 },
+	};
+	const struct ledger_sys_row m1[] = { { .nr = 1, .count = 25, .cpu_ns = 260000,
+					       .wall_ns = 530000 } };
+	const struct ledger_sys_row m2[] = {
+		{ .nr = 0, .count = 8, .cpu_ns = 80000, .wall_ns = 90000 },
+		{ .nr = 1, .count = 40, .cpu_ns = 400000, .wall_ns = 800000 },
+	};
+	const struct ledger_sys_row *cum[] = { m0, m1, m2 };
+	const size_t ncum[] = { 2, 1, 2 };
+	const uint64_t phase_ns[] = { 1000000, 1000000, 1000000 };
+	struct rounds_sys_batch b[3];
+	struct stats_ci share, us;
+
+	(void)state;
+	rounds_sys_batches(cum, ncum, phase_ns, 3, 0, b);
+	NEAR(b[0].calls, 5, 0);
+	NEAR(b[1].calls, 0, 0);
+	NEAR(b[2].calls, 3, 0);
+	NEAR(b[2].cpu_ns, 30000, 0);
+	rounds_sys_batches(cum, ncum, phase_ns, 3, 1, b);
+	NEAR(b[1].cpu_ns, 160000, 0);
+	NEAR(b[2].wall_ns, 270000, 0);
+	NEAR(b[2].phase_ns, 1000000, 0);
+	rounds_sys_ci(b, 3, &share, &us);
+	assert_true(share.valid && us.valid);
+	/* share 400/3000; residuals -33.3, 26.7, 6.7 us: se = sqrt(1866.7/2/3)/1000 */
+	NEAR(share.value, 400.0 / 3000, 1e-12);
+	NEAR(stats_ci_half(&share), 4.303 * sqrt(1866.6667 / 6) / 1000, 1e-5);
+	/* 20 us per call; residuals 0, 30, -30 us over a mean of 13.3 calls */
+	NEAR(us.value, 20, 1e-9);
+	NEAR(stats_ci_half(&us), 4.303 * sqrt(1800.0 / 6) / (40.0 / 3), 1e-3);
+	/* 5.7% to 20.9%: wider than the 13.3% share itself, a row the report marks with ? */
+	assert_true(stats_ci_wide(&share));
+	assert_false(stats_ci_wide(&us));
+	/* a figure that falls between marks counts as no change, not as a negative batch */
+	const struct ledger_sys_row f1[] = { { .nr = 1, .count = 3, .cpu_ns = 1, .wall_ns = 1 } };
+	const struct ledger_sys_row *fall[] = { m0, f1, m2 };
+	const size_t nfall[] = { 2, 1, 2 };
+
+	rounds_sys_batches(fall, nfall, phase_ns, 3, 1, b);
+	NEAR(b[1].calls, 0, 0);
+	NEAR(b[2].calls, 30, 0);
+	/* one batch: the value, no interval */
+	rounds_sys_ci(b, 1, &share, &us);
+	assert_false(share.valid);
+	NEAR(share.value, 0.1, 1e-12);
+}
+
+/*
+ * Calls in bursts: a syscall whose calls come 50 at a time, a binomial number of bursts per
+ * batch.  Taking each call as independent (a Poisson count: +- 1.96 / sqrt(calls) relative)
+ * gives an interval far too narrow; the batches' interval is wider and holds its 95%.
+ */
+static void test_sys_ci_bursts(void **state)
+{
+	const int sims = 1000, r = 8;
+	const double truth = 250000.0 / 1250000.0; /* E[cpu] / E[phase] */
+	int covered = 0, naive_covered = 0, wider = 0;
+
+	(void)state;
+	for (int s = 0; s < sims; s++) {
+		struct rounds_sys_batch b[8];
+		struct stats_ci share, us;
+		double calls = 0, naive;
+
+		for (int j = 0; j < r; j++) {
+			double bursts = (double)binomial(20, 0.25);
+
+			b[j].calls = 50 * bursts;
+			b[j].cpu_ns = 1000 * b[j].calls;
+			b[j].wall_ns = 1500 * b[j].calls;
+			b[j].phase_ns = 1000000 + b[j].cpu_ns;
+			calls += b[j].calls;
+		}
+		rounds_sys_ci(b, r, &share, &us);
+		naive = calls ? share.value * 1.96 / sqrt(calls) : 1;
+		covered += share.lo <= truth && truth <= share.hi;
+		naive_covered += fabs(share.value - truth) <= naive;
+		wider += stats_ci_half(&share) > naive;
+		NEAR(us.value, 1.5, 1e-9);
+	}
+	print_message("bursts: batch interval covers %d/%d, the independent-calls one %d/%d, "
+		      "wider in %d\n", covered, sims, naive_covered, sims, wider);
+	assert_true(covered >= 0.88 * sims);
+	assert_true(naive_covered < 0.6 * sims);
+	assert_true(wider >= 0.95 * sims);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +454,8 @@ int main(void)
 		cmocka_unit_test(test_row_counts),
 		cmocka_unit_test(test_homogeneity),
 		cmocka_unit_test(test_homogeneity_small),
+		cmocka_unit_test(test_sys_ci_known),
+		cmocka_unit_test(test_sys_ci_bursts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,6 +210,14 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     return card('Top functions', fn.samples + ' user samples' + unnamed, [seg, box]);
   }
 
+  var SYS_CI_TITLE = '95% interval from the spread between the phase\u2019s batches of rounds; ' +
+    'once: exact for one window, no interval; grey: wider than the figure itself';
+  /* a syscall figure's interval, or how it is known: once (one window), - (merged runs) */
+  function sysRange(x, ci, d) {
+    if (x.ci_from !== 'batches') return x.ci_from === 'once' ? 'once' : '-';
+    return ci && ci.length === 2 ? num(ci[0], d) + '\u2013' + num(ci[1], d) : '-';
+  }
+
   function ledgerCard(p, r) {
     var l = p.ledger;
     if (!l) return card('Ledger', null, [el('p', { cls: 'small', text: r.ledger ?
@@ -242,7 +250,13 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
       { label: 'on-CPU ms', num: true, get: function (x) { return x.cpu_ns; }, fmt: function (v) { return ms(v, 3); },
         bar: function (x) { return pct(x.cpu_ns, l.sys_cpu_ns); } },
       { label: 'wall ms', num: true, get: function (x) { return x.wall_ns; }, fmt: function (v) { return ms(v, 3); } },
-      { label: 'us/call', num: true, get: function (x) { return x.us_per_call; }, fmt: function (v) { return num(v, 1); } }
+      { label: 'share %', num: true, get: function (x) { return x.oncpu_pct; }, fmt: function (v) { return num(v, 2); },
+        title: '% of the phase\u2019s on-CPU' },
+      { label: 'share 95%', get: function (x) { return sysRange(x, x.oncpu_ci_pct, 2); },
+        cls: function (x) { return 'nw ci' + (x.oncpu_ci_wide ? ' wide' : ''); }, title: SYS_CI_TITLE },
+      { label: 'us/call', num: true, get: function (x) { return x.us_per_call; }, fmt: function (v) { return num(v, 1); } },
+      { label: 'us/call 95%', get: function (x) { return sysRange(x, x.us_per_call_ci, 1); },
+        cls: function (x) { return 'nw ci' + (x.us_per_call_ci_wide ? ' wide' : ''); }, title: SYS_CI_TITLE }
     ], l.syscalls, { cls: 'sys' })) : el('p', { cls: 'small', text: 'no syscalls' }));
     kids.push(el('h4', { text: 'Kernel time by user call site' }, []));
     kids.push(l.sites.length ? scroll(table([

@@ -2,7 +2,8 @@
 # End to end as root: muxbpf --phase all --scale 0.1 on the default target.  Checks that every
 # phase is reported, busy phases have samples, the softcode phases name netmux's evaluator, the
 # repeating phases ran in rounds until precise or the time cap, and nothing is left behind
-# (netmux, game directory, BPF programs).  Exit 77 = skipped.
+# (netmux, game directory, BPF programs); the syscall rows have intervals where the phase has
+# batches and say "once" where it has none.  Exit 77 = skipped.
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -76,10 +77,28 @@ node -e '
 const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 const repeats = new Set(["attrread", "dispatch", "softcode_arith", "softcode_list"]);
 const bad = [];
+// Syscall rows: the share is of the phase on-CPU; a phase with batches gives every row intervals
+// that hold its figures, one without says once and gives none.
+const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+const within = (ci, v) => ci[0] <= v + 1e-9 && v <= ci[1] + 1e-9;
+function checkSyscalls(p) {
+	const batches = p.rounds.batches >= 2, from = batches ? "batches" : "once";
+	for (const y of p.ledger ? p.ledger.syscalls : []) {
+		if (y.ci_from !== from)
+			bad.push(`${p.name} ${y.name}: ci_from ${y.ci_from}, expected ${from}`);
+		else if (!near(y.oncpu_pct, p.oncpu_ns ? 100 * y.cpu_ns / p.oncpu_ns : 0))
+			bad.push(`${p.name} ${y.name}: share ${y.oncpu_pct}%, cpu ${y.cpu_ns} of ${p.oncpu_ns} ns`);
+		else if (batches && !(within(y.oncpu_ci_pct, y.oncpu_pct) && within(y.us_per_call_ci, y.us_per_call)))
+			bad.push(`${p.name} ${y.name}: intervals ${y.oncpu_ci_pct} ${y.us_per_call_ci} miss ${y.oncpu_pct}% ${y.us_per_call} us`);
+		else if (!batches && (y.oncpu_ci_pct !== null || y.us_per_call_ci !== null))
+			bad.push(`${p.name} ${y.name}: an interval from one window`);
+	}
+}
 for (const p of r.phases) {
 	if (!p.measured)
 		continue;
 	const ro = p.rounds;
+	checkSyscalls(p);
 	if (!repeats.has(p.name)) {
 		if (!ro || ro.count !== 1 || ro.stop !== "once")
 			bad.push(`${p.name}: ${ro ? ro.count + " rounds, " + ro.stop : "no rounds"}, expected one`);
@@ -114,6 +133,10 @@ rc=$?
 cat "$log/rounds"
 [ $rc -eq 0 ] || fail "rounds: $(tail -3 "$log/rounds")"
 grep -q '^rounds: ' "$log/out" || fail "no rounds table in the report"
+grep -q '^  syscalls: share = .*once = exact for this one window' "$log/out" ||
+	fail "no phase's syscall table says once"
+grep -q '^  syscalls: share = .*spread between [0-9]* batches' "$log/out" ||
+	fail "no phase's syscall table has the batches' intervals"
 # Nothing left behind.
 sleep 0.2
 pid=$(sed -n 's/^  pid \([0-9]*\), .*/\1/p' "$log/out")

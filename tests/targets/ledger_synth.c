@@ -25,6 +25,9 @@
  *        of released threads) less the main thread's, over the phase; alive = CLOCK_MONOTONIC
  *        when the reader was last known not yet released (its function's end, or a later look
  *        that still found it): the kernel released it after that
+ *   'b'  a batch: a number of pwrite() of 1 byte to /dev/null that changes from batch to batch
+ *        (500 to 3499, from a fixed sequence), each between two reads of CLOCK_MONOTONIC
+ *        -> "k <pwrites> <wall ns of the windows around them, summed>"
  *   'q'  exit
  */
 #define _GNU_SOURCE
@@ -101,6 +104,28 @@ static long write_loop(unsigned long long *write_ns, unsigned long long *null_ns
 	close(fd);
 	med[0] = median(w, WRITES);
 	med[1] = median(g, WRITES);
+	return n;
+}
+
+/* One batch of pwrite() calls; *wall_ns gets the wall of the windows around them. */
+static long pwrite_batch(unsigned long long *wall_ns)
+{
+	static unsigned long seq = 12345;
+	int fd = open("/dev/null", O_WRONLY);
+	long n = 0, calls;
+
+	if (fd < 0)
+		return -1;
+	seq = seq * 6364136223846793005ul + 1442695040888963407ul;
+	calls = 500 + (long)((seq >> 33) % 3000);
+	*wall_ns = 0;
+	for (long i = 0; i < calls; i++) {
+		unsigned long long t0 = clock_ns(CLOCK_MONOTONIC);
+
+		n += pwrite(fd, "x", 1, 0) == 1;
+		*wall_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+	}
+	close(fd);
 	return n;
 }
 
@@ -232,6 +257,9 @@ int main(void)
 			r = pipe_block(reader_cpu, &alive);
 			work = reader_cpu[0];
 			loop = reader_blocked_ns;
+			break;
+		case 'b':
+			r = pwrite_batch(&work);
 			break;
 		case 'q':
 			return 0;
