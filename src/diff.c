@@ -378,10 +378,12 @@ static bool sys_beyond(struct sys_fig a, struct sys_fig b)
 	return !isnan(sigma) && b.v != a.v && fabs(b.v - a.v) > SIGMAS * sigma;
 }
 
-/* "+-0.40", or how a figure without an interval is known ("once", "-"). */
+/* "+-0.40", or how a figure without an interval is known ("once", "-", "?"). */
 static const char *sys_half(char *buf, size_t size, struct sys_fig f, int decimals)
 {
-	if (isnan(f.half))
+	if (isnan(f.half) && !strcmp(f.from, "batches"))
+		snprintf(buf, size, "?"); /* calls in fewer than 2 batches */
+	else if (isnan(f.half))
 		snprintf(buf, size, "%s", strcmp(f.from, "once") ? "-" : "once");
 	else
 		snprintf(buf, size, "+-%.*f", decimals, f.half);

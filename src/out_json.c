@@ -302,17 +302,19 @@ static void write_sys_ci(struct jw *w, const struct report_phase *p, size_t i)
 	bool batches = from == REPORT_SYS_BATCHES;
 
 	jw_knum(w, "oncpu_pct", 100 * ci.share.value);
-	if (batches) {
+	if (batches && ci.share.valid) {
 		json_write_ci(w, "oncpu_ci_pct", &ci.share);
-		jw_key(w, "us_per_call_ci");
+	} else {
+		jw_key(w, "oncpu_ci_pct");
+		jw_null(w);
+	}
+	jw_key(w, "us_per_call_ci");
+	if (batches && ci.us_per_call.valid) {
 		jw_arr(w);
 		jw_num(w, ci.us_per_call.lo);
 		jw_num(w, ci.us_per_call.hi);
 		jw_arr_end(w);
 	} else {
-		jw_key(w, "oncpu_ci_pct");
-		jw_null(w);
-		jw_key(w, "us_per_call_ci");
 		jw_null(w);
 	}
 	jw_kbool(w, "oncpu_ci_wide", batches && stats_ci_wide(&ci.share));

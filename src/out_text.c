@@ -487,11 +487,14 @@ static void print_wakeups(FILE *f, const struct phase_ledger *l)
 	fprintf(f, "\n");
 }
 
-/* A syscall figure's +- column: its half-width ("?": wider than the figure), or how it is known. */
+/* A syscall figure's +- column: its half-width ("?": wider than the figure, or none from the
+ * batches), or how it is known. */
 static void format_sys_ci(char *buf, size_t size, enum report_sys_from from,
 			  const struct stats_ci *ci, double scale, int decimals)
 {
-	if (from == REPORT_SYS_BATCHES)
+	if (from == REPORT_SYS_BATCHES && !ci->valid)
+		snprintf(buf, size, "?"); /* calls in one batch only: no spread to go by */
+	else if (from == REPORT_SYS_BATCHES)
 		snprintf(buf, size, "+-%.*f%s", decimals, scale * stats_ci_half(ci),
 			 stats_ci_wide(ci) ? "?" : "");
 	else

@@ -134,19 +134,25 @@ void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *sha
 		   struct stats_ci *us_per_call)
 {
 	double *v = malloc(4 * (r > 0 ? r : 1) * sizeof(*v));
+	int with_calls = 0;
 
 	*share = (struct stats_ci){ 0 };
 	*us_per_call = (struct stats_ci){ 0 };
 	if (!v)
 		return;
-	for (int j = 0; j < r; j++) {
+	/* us/call from the batches with calls only: one without says nothing of the time a call
+	 * takes (its zero residual would narrow the interval) */
+	for (int j = 0, k = 0; j < r; j++) {
 		v[j] = b[j].cpu_ns;
 		v[r + j] = b[j].phase_ns;
-		v[2 * r + j] = b[j].wall_ns;
-		v[3 * r + j] = b[j].calls;
+		if (b[j].calls > 0) {
+			v[2 * r + k] = b[j].wall_ns;
+			v[3 * r + k++] = b[j].calls;
+		}
+		with_calls = k;
 	}
 	stats_ratio_rounds(v, v + r, r, share);
-	stats_ratio_rounds(v + 2 * r, v + 3 * r, r, us_per_call);
+	stats_ratio_rounds(v + 2 * r, v + 3 * r, with_calls, us_per_call);
 	clamp_ci(share, 1, 1);
 	clamp_ci(us_per_call, 0, 1e-3);
 	free(v);

@@ -95,7 +95,8 @@ void rounds_sys_batches(const struct ledger_sys_row *const *cum, const size_t *n
  * call (sum wall / sum calls), each with the ratio estimator's t interval over the r batches
  * (stats_ratio_rounds): the batches are the independent units, so it holds however the calls
  * of a batch are correlated (bursts, calls that wait on one another), where an interval that
- * takes each call as independent is too narrow.  r < 2, or no calls for us_per_call: invalid.
+ * takes each call as independent is too narrow.  us_per_call rests on the batches with calls
+ * only.  Fewer than 2 batches (with calls, for us_per_call): invalid, lo = hi = the value.
  */
 void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *share,
 		   struct stats_ci *us_per_call);

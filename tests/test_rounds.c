@@ -373,6 +373,15 @@ static void test_sys_ci_known(void **state)
 	NEAR(b[1].calls, 0, 0);
 	NEAR(b[2].calls, 3, 0);
 	NEAR(b[2].cpu_ns, 30000, 0);
+	/* us/call from the two batches with calls: 90 us over 8 calls */
+	rounds_sys_ci(b, 3, &share, &us);
+	assert_true(us.valid);
+	NEAR(us.value, 90.0 / 8, 1e-9);
+	/* calls in one batch only: no spread to judge us/call by */
+	b[2].calls = 0;
+	rounds_sys_ci(b, 3, &share, &us);
+	assert_false(us.valid);
+	assert_true(share.valid);
 	rounds_sys_batches(cum, ncum, phase_ns, 3, 1, b);
 	NEAR(b[1].cpu_ns, 160000, 0);
 	NEAR(b[2].wall_ns, 270000, 0);

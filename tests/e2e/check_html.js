@@ -167,7 +167,7 @@ async function checkRun(page) {
 	const sys = await tableRows(page, sel + ' table.sys');
 	sys.forEach((c, i) => {
 		const y = busy.ledger.syscalls[i];
-		const ci = (r, d) => y.ci_from !== 'batches' ? y.ci_from === 'once' ? 'once' : '-' : `${r[0].toFixed(d)}\u2013${r[1].toFixed(d)}`;
+		const ci = (r, d) => y.ci_from !== 'batches' ? y.ci_from === 'once' ? 'once' : '-' : r ? `${r[0].toFixed(d)}\u2013${r[1].toFixed(d)}` : '?';
 		if (c[0].text !== y.name || c[1].v !== y.count || c[2].v !== y.cpu_ns || !same(c[2].text, y.cpu_ns / 1e6) || !same(c[3].text, y.wall_ns / 1e6) ||
 		    !same(c[4].text, y.oncpu_pct) || c[5].text !== ci(y.oncpu_ci_pct, 2) || !same(c[6].text, y.us_per_call) ||
 		    c[7].text !== ci(y.us_per_call_ci, 1))

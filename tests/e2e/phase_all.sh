@@ -80,7 +80,8 @@ const bad = [];
 // Syscall rows: the share is of the phase on-CPU; a phase with batches gives every row intervals
 // that hold its figures, one without says once and gives none.
 const near = (a, b) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
-const within = (ci, v) => ci[0] <= v + 1e-9 && v <= ci[1] + 1e-9;
+// null: no spread to go by (us/call of a syscall with calls in fewer than 2 batches)
+const within = (ci, v) => ci === null || (ci[0] <= v + 1e-9 && v <= ci[1] + 1e-9);
 function checkSyscalls(p) {
 	const batches = p.rounds.batches >= 2, from = batches ? "batches" : "once";
 	for (const y of p.ledger ? p.ledger.syscalls : []) {
