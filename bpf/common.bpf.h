@@ -18,6 +18,7 @@ extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats
 /*
  * bench/sampler_stages.sh only: build with BPF_DEFS=-DMUXBPF_BENCH_STAGE=N to make the sampler
  * return after stage N, so that the kernel's run-time statistics time each stage by difference.
+ * A stage build returns without counting the sample: each stage's figure holds its own work only.
  * 0 (every real build): the whole sample.
  */
 #ifndef MUXBPF_BENCH_STAGE
@@ -26,5 +27,6 @@ extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats
 #define MUXBPF_STAGE_ENTRY 1 /* the sample counted as taken */
 #define MUXBPF_STAGE_SETUP 2 /* the walk's state set up (its maps looked up) */
 #define MUXBPF_STAGE_WALK 3  /* the stack walked, not interned */
+#define MUXBPF_STAGE_INTERN 4 /* the stack interned, the sample not counted */
 
 #endif /* MUXBPF_COMMON_BPF_H */
