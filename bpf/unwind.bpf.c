@@ -544,7 +544,7 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end)
 __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n, end, dirty;
-	__u64 *slot;
+	__u64 *slot, rec;
 	struct scratch *s;
 	struct walk *w;
 	long id;
@@ -563,13 +563,18 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	w->sp = sp;
 	w->bp = bp;
 	w->flags = W_BP_OK | W_IP_EXACT;
-	w->m_start = w->m_end = 0;
-	w->gen = 0;
 	/* The cache holds the last walk's pages, maybe of another process. */
 	s->page_addr[0] = s->page_addr[1] = PAGE_NONE;
 	slot = bpf_map_lookup_elem(&unwind_pids, &tgid);
-	w->slot = slot ? (__u32)*slot : NO_SLOT;
-	w->gen = slot ? *slot >> 32 : 0;
+	rec = slot ? *slot : (__u64)NO_SLOT;
+	/*
+	 * The last walk's mapping holds while the record does (a slot is rewritten only under a new
+	 * generation): a walk's first rule cache miss then skips the mapping search.
+	 */
+	if ((__u32)rec != w->slot || rec >> 32 != w->gen)
+		w->m_start = w->m_end = 0;
+	w->slot = (__u32)rec;
+	w->gen = rec >> 32;
 	if (unwind_mode != MUXBPF_UNWIND_FP && !slot)
 		w->missed = 1;
 	w->end = MUXBPF_WALK_DEPTH;
