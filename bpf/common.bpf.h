@@ -12,8 +12,10 @@ extern volatile __u32 phase;
 /* runtime.bpf.c: the target's tgid, set between open and load. */
 extern const volatile __u32 targ_tgid;
 /* unwind.bpf.c: walk the user stack (fp or CFI, --unwind) and intern it; its id, or -errno
- * (MUXBPF_STACK_FULL when the stack map of its depth is full). */
-extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st);
+ * (MUXBPF_STACK_FULL when the stack map of its depth is full); *fresh = 1 when this call stored
+ * the stack (an id no sample was counted under yet). */
+extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st,
+			 __u32 *fresh);
 
 /*
  * bench/sampler_stages.sh only: build with BPF_DEFS=-DMUXBPF_BENCH_STAGE=N to make the sampler

@@ -419,10 +419,12 @@ static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_t
 	s->stack_id = MUXBPF_SITE_UNSAMPLED;
 	/* a count, not a modulo: no division on the hot path */
 	if (ledger_site_every && ++s->site_tick >= ledger_site_every) {
+		__u32 fresh = 0; /* only the sampler uses it */
+
 		s->site_tick = 0;
 		st = bpf_map_lookup_elem(&site_stats, &ph);
 		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
-					    PT_REGS_FP_CORE(regs), st);
+					    PT_REGS_FP_CORE(regs), st, &fresh);
 		/* the call still counts, under "[no stack]" */
 		if (s->stack_id < 0 && st)
 			st->dropped[s->stack_id == MUXBPF_STACK_FULL ? MUXBPF_DROP_STACK_FULL

@@ -37,14 +37,20 @@ struct {
 	__uint(max_entries, MUXBPF_MAX_PHASES);
 } sample_stats SEC(".maps");
 
-static __always_inline int count_sample(struct muxbpf_sample_key *key)
+static __always_inline int count_sample(struct muxbpf_sample_key *key, __u32 fresh)
 {
 	__u64 one = 1, *cnt;
 
-	cnt = bpf_map_lookup_elem(&samples, key);
-	if (cnt) {
-		__sync_fetch_and_add(cnt, 1);
-		return 0;
+	/*
+	 * A stack stored just now has no sample counted under it, so the lookup would miss (were an
+	 * id ever reused, the insert fails and the lookup below counts the sample).
+	 */
+	if (!fresh) {
+		cnt = bpf_map_lookup_elem(&samples, key);
+		if (cnt) {
+			__sync_fetch_and_add(cnt, 1);
+			return 0;
+		}
 	}
 	/* BPF_NOEXIST: another CPU may have inserted the key since the lookup. */
 	if (bpf_map_update_elem(&samples, key, &one, BPF_NOEXIST) == 0)
@@ -63,7 +69,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	struct muxbpf_sample_key key = {};
 	struct muxbpf_phase_stats *st;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 ph = phase;
+	__u32 ph = phase, fresh = 0;
 	long sid;
 
 	last_sample_tid = (__u32)pid_tgid;
@@ -82,7 +88,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	key.tid = (__u32)pid_tgid;
 	/* Content-addressed: two different stacks never share an id (no STACK_TRACE map). */
 	sid = mb_user_stack(PT_REGS_IP(&ctx->regs), PT_REGS_SP(&ctx->regs), PT_REGS_FP(&ctx->regs),
-			    st);
+			    st, &fresh);
 	if (MUXBPF_BENCH_STAGE)
 		return 0;
 	key.stack_id = (__s32)sid;
@@ -92,7 +98,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	 * One reason per sample, so that taken = recorded whole + the sum of dropped: lost (the
 	 * counts map is full) before recorded without a stack before recorded under phase 0.
 	 */
-	if (count_sample(&key)) {
+	if (count_sample(&key, fresh)) {
 		st->dropped[MUXBPF_DROP_COUNTS_FULL]++;
 		return 0;
 	}

@@ -517,7 +517,7 @@ static __always_inline void request_reload(__u32 tgid, __u64 ip)
 }
 
 /* The scratch frames as a stack id: an existing one, or the next sequential id. */
-static __always_inline long intern(void *map, struct scratch *s, __u32 end)
+static __always_inline long intern(void *map, struct scratch *s, __u32 end, __u32 *fresh)
 {
 	struct muxbpf_stack_val val = {}, *old;
 
@@ -530,8 +530,10 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end)
 	 */
 	val.id = (s->next_id++ & 0x1fffff) << 10 | (bpf_get_smp_processor_id() & 1023);
 	val.end = end;
-	if (bpf_map_update_elem(map, s->ips, &val, BPF_NOEXIST) == 0)
+	if (bpf_map_update_elem(map, s->ips, &val, BPF_NOEXIST) == 0) {
+		*fresh = 1;
 		return val.id;
+	}
 	/* Another CPU stored the same stack first, or the map is full. */
 	old = bpf_map_lookup_elem(map, s->ips);
 	return old ? old->id : MUXBPF_STACK_FULL;
@@ -541,7 +543,8 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end)
  * Walk the user stack of the current task from its interrupted registers and return the stack's
  * id (>= 0) or a negative error.  st (the phase's stats) gets the walk's outcome.
  */
-__hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st)
+__hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st,
+			   __u32 *fresh)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n, end, dirty;
 	__u64 *slot, rec;
@@ -549,8 +552,9 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	struct walk *w;
 	long id;
 
-	if (!st)
+	if (!st || !fresh)
 		return -22;
+	*fresh = 0;
 	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!s)
 		return -22;
@@ -602,12 +606,12 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	if (end < MUXBPF_WALK_END__COUNT)
 		st->walk_end[end]++;
 	if (n <= 16)
-		id = intern(&ustacks_16, s, end);
+		id = intern(&ustacks_16, s, end, fresh);
 	else if (n <= 32)
-		id = intern(&ustacks_32, s, end);
+		id = intern(&ustacks_32, s, end, fresh);
 	else if (n <= 64)
-		id = intern(&ustacks_64, s, end);
+		id = intern(&ustacks_64, s, end, fresh);
 	else
-		id = intern(&ustacks_127, s, end);
+		id = intern(&ustacks_127, s, end, fresh);
 	return id;
 }
