@@ -92,8 +92,12 @@ struct {
 #define PAGE_NONE 1 /* a tag no page has: nothing cached */
 /* Rows between two page index entries: at most 2^SHIFT + 1, found in SHIFT + 1 halvings. */
 #define ROW_STEPS (MUXBPF_UNW_IDX_SHIFT + 1)
-/* 512 entries of 32 bytes: 128 (4 KiB) measured slower (conflicts), 2048 exceed a per-CPU value. */
+/*
+ * 512 entries of 32 bytes: 128 (4 KiB) measured slower (conflicts), 2048 exceed a per-CPU value.
+ * Two ways per set, side by side: a lookup reads 64 bytes, one or two cache lines.
+ */
 #define RULE_CACHE_BITS 9
+#define RULE_SET_BITS (RULE_CACHE_BITS - 1)
 
 #define STACK_MAP(name, depth)                                                                     \
 	struct {                                                                                   \
@@ -163,9 +167,11 @@ struct {
 } unwind_scratch SEC(".maps");
 
 /*
- * Per-CPU, direct-mapped: the rule found for a pc under one process record (generation).  The
- * same return addresses come back sample after sample; a hit costs one cache line where the
- * search costs the mapping, the page index, one or two lines of rows and the rule.
+ * Per-CPU, two-way set-associative: the rule found for a pc under one process record
+ * (generation).  The same return addresses come back sample after sample; a hit costs one cache
+ * line where the search costs the mapping, the page index, one or two lines of rows and the
+ * rule.  A new rule goes into way 0 and pushes way 0's into way 1, so two hot return addresses
+ * whose hashes meet no longer evict each other on every walk.
  */
 struct rule_ent {
 	__u64 pc;
@@ -407,8 +413,8 @@ static __noinline long cfi_step(struct scratch *s)
 	struct walk *w = &s->w;
 	struct muxbpf_unwind_info *info;
 	struct rule_cache *rc;
-	struct rule_ent *ent;
-	__u64 pc, cfa, ra;
+	struct rule_ent *ent, *old;
+	__u64 pc, cfa, ra, set;
 	__u32 zero = 0, e;
 
 	if (w->slot == NO_SLOT)
@@ -418,11 +424,18 @@ static __noinline long cfi_step(struct scratch *s)
 		return no_cfi(w, MUXBPF_WALK_NO_PROC);
 	/* A return address points after the call, maybe past the caller's last byte. */
 	pc = (w->flags & W_IP_EXACT) ? w->ip : w->ip - 1;
-	ent = &rc->e[(pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_CACHE_BITS)];
+	set = ((pc * 0x9e3779b97f4a7c15ull) >> (64 - RULE_SET_BITS)) * 2;
+	ent = &rc->e[set & ((1 << RULE_CACHE_BITS) - 2)];
 	if (ent->pc != pc || ent->gen != w->gen) {
-		e = lookup_rule(w, pc, ent);
-		if (e)
-			return no_cfi(w, e);
+		old = &rc->e[(set + 1) & ((1 << RULE_CACHE_BITS) - 1)];
+		if (old->pc == pc && old->gen == w->gen) {
+			ent = old;
+		} else {
+			*old = *ent;
+			e = lookup_rule(w, pc, ent);
+			if (e)
+				return no_cfi(w, e);
+		}
 	}
 	info = &ent->info;
 
