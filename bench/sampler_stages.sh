@@ -90,7 +90,7 @@ awk -v names="$all" '
 				if (x[b] + 0 < x[a] + 0) { t = x[a]; x[a] = x[b]; x[b] = t }
 		return m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
 	}
-	{ v[$2] = v[$2] " " $3 }
+	{ v[$2] = v[$2] " " $3; r[$1 SUBSEP $2] = $3; nr = $1 > nr ? $1 : nr }
 	END {
 		k = split(names, st, " ")
 		printf "%-8s %10s %12s   %s\n", "stage", "ns/run", "own cost", "rounds"
@@ -99,7 +99,19 @@ awk -v names="$all" '
 			split(st[i], nm, ":")
 			med = median(v[nm[1]])
 			if (nm[1] ~ /^base/) {
-				printf "%-8s %10.0f %12s  %s\n", nm[2], med, "(whole)", v[nm[1]]
+				# paired: the whole sample of this tree over the base, round by round
+				p = ""
+				for (j = 1; j <= nr; j++)
+					if (r[j, 0] + 0 > 0 && r[j, nm[1]] + 0 > 0)
+						p = p " " r[j, 0] / r[j, nm[1]]
+				m = split(p, q, " ")
+				lo = hi = q[1]
+				for (a = 2; a <= m; a++) {
+					lo = q[a] + 0 < lo + 0 ? q[a] : lo
+					hi = q[a] + 0 > hi + 0 ? q[a] : hi
+				}
+				printf "%-8s %10.0f %12s  %s;  whole/this paired %.3f [%.3f..%.3f]\n",
+					nm[2], med, "(whole)", v[nm[1]], m ? median(p) : 0, lo, hi
 				continue
 			}
 			printf "%-8s %10.0f %+12.0f  %s\n", nm[2], med, med - prev, v[nm[1]]
