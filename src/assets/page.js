@@ -471,6 +471,18 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
       { label: 'function', get: function (x) { return x.name; } }
     ], fn.rows, { cls: 'fn deltas' });
   }
+  /* the syscalls' share of on-CPU and us/call, old and new with their intervals (null: once) */
+  function sysHalf(v, h, d) { return num(v, d) + (h === null || h === undefined ? ' (no interval)' : ' \u00b1' + num(h, d)); }
+  function sysDiffTable(rows) {
+    return table([
+      { label: 'syscall', get: function (x) { return x.name; } },
+      { label: 'figure', get: function (x) { return x.figure === 'oncpu_pct' ? 'share %' : 'us/call'; } },
+      { label: 'old', num: true, get: function (x) { return x.old; }, fmt: function (v, x) { return sysHalf(v, x.old_ci_half, 2); } },
+      { label: 'new', num: true, get: function (x) { return x.new; }, fmt: function (v, x) { return sysHalf(v, x.new_ci_half, 2); } },
+      { label: 'beyond', get: function (x) { return x.beyond ? '*' : ''; },
+        title: 'beyond 3 sigma of the two reports\u2019 batch intervals (a figure without one is not judged)' }
+    ], rows, { cls: 'sysdiff' });
+  }
   function diffPage() {
     var d = D.data, names = d.phases.filter(function (p) { return !p.only_in; }).map(function (p) { return p.name; });
     document.title = 'muxbpf diff: ' + (d.old.netmux_version || '?') + ' \u2192 ' + (d.new.netmux_version || '?');
@@ -515,6 +527,9 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
         card('Metrics', 'old \u2192 new', [metricTable(p)]),
         card('Functions whose share moved most', fn ? 'self share, ' + fn.old_samples + ' \u2192 ' + fn.new_samples + ' samples' : null,
           [fn && fn.rows.length ? scroll(deltaTable(fn)) : el('p', { cls: 'small', text: 'no samples on one side' })])]));
+      if (p.syscalls && p.syscalls.length)
+        sec.appendChild(card('Syscalls', 'share of on-CPU and us/call, old \u2192 new, \u00b1 95% from the batches',
+          [scroll(sysDiffTable(p.syscalls))]));
       sec.appendChild(card('Differential flame graph', 'widths: new; red grew, blue shrank (share of samples)', [flame(p.name)]));
       m.appendChild(sec);
     });

@@ -257,6 +257,18 @@ async function checkDiff(page) {
 				sorted += ', then ' + await sortChanges(page, sel + ' table.deltas', 'delta pts');
 			}
 		}
+		if (p.syscalls && p.syscalls.length) {
+			const sr = await tableRows(page, sel + ' table.sysdiff');
+			if (sr.length !== p.syscalls.length) die(`${p.name}: ${sr.length} syscall rows, diff.json ${p.syscalls.length}`);
+			sr.forEach((c, i) => {
+				const x = p.syscalls[i];
+				const half = (h) => h === null ? ' (no interval)' : ' \u00b1' + h.toFixed(2);
+				if (c[0].text !== x.name || !same(c[2].text.split(' ')[0], x.old) || !same(c[3].text.split(' ')[0], x.new) ||
+				    !c[2].text.endsWith(half(x.old_ci_half)) || !c[3].text.endsWith(half(x.new_ci_half)) || c[4].text !== (x.beyond ? '*' : ''))
+					die(`${p.name} syscall row ${i}: page ${c.map((y) => y.text).join(' | ')}, diff.json ${JSON.stringify(x)}`);
+				checked += 5;
+			});
+		}
 		if (await page.$(sel + ' svg.flame')) {
 			graphs++;
 			const rb = await redBlue(page, sel);
