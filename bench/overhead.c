@@ -25,6 +25,9 @@
  *                 mudstate per sample, uprobes on do_ufun's u() calls (not in the default set)
  *   exact         softcode + --exact-commands: uprobes on process_command and its returns
  *                 (not in the default set)
+ *   floor         sampler + the syscall tracepoints' floor: programs on sys_enter/sys_exit
+ *                 that only compare the tgid (bench/floor.h).  What any tracepoint-based
+ *                 ledger costs netmux before it does any work (not in the default set)
  *
  * perf starts with its events disabled (-D -1) and a control fifo: the block starts only after
  * perf acknowledged "enable", and perf is stopped with SIGINT after the block (its final write
@@ -77,6 +80,7 @@
 #include "drive.h"
 #include "game.h"
 #include "log.h"
+#include "floor.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "phases.h"
@@ -89,10 +93,11 @@
 #define MAX_PROGS 24
 
 enum conf { BARE, SAMPLER, DEFAULT, STATS, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP,
-	    SOFTCODE, EXACT, NCONF };
+	    SOFTCODE, EXACT, FLOOR, NCONF };
 static const char *const conf_name[NCONF] = { "bare",	"sampler", "default", "stats",
 					      "nosites", "nostats", "dwarf",	 "fp",
-					      "perf-dwarf", "perf-fp", "softcode", "exact" };
+					      "perf-dwarf", "perf-fp", "softcode", "exact",
+					      "floor" };
 static const char *const conf_what[NCONF] = {
 	"nothing attached (= muxbpf --no-profile: the same driver)",
 	"muxbpf sampler only (--no-syscalls), --unwind auto",
@@ -106,6 +111,7 @@ static const char *const conf_what[NCONF] = {
 	"perf record -g -F HZ -p PID",
 	"muxbpf default + --by command,softcode (mudstate read per sample, do_ufun uprobes)",
 	"muxbpf default + --by command,softcode --exact-commands (process_command uprobes)",
+	"muxbpf sampler + tgid-compare-only programs on sys_enter/sys_exit (the tracepoints' floor)",
 };
 
 static const unsigned int default_phases[] = {
@@ -149,6 +155,7 @@ struct bench {
 	double attach_ms[NCONF], detach_ms[NCONF];
 	int nattach[NCONF];
 	struct profiler *prof;
+	int floor_links[2]; /* floor: the two programs' links, -1 when none */
 	struct softcode *sc; /* softcode, exact */
 	struct sc_target sct;
 	/* BPF run-time statistics per muxbpf configuration and program, summed over blocks */
@@ -365,6 +372,26 @@ static void perf_stop(struct bench *b)
 	b->perf_pid = 0;
 }
 
+/* floor: the tgid-compare programs on both syscall tracepoints, beside the sampler. */
+static int floor_attach(struct bench *b)
+{
+	b->floor_links[0] = load_floor(true, true, "sys_enter", (__u32)b->pid);
+	b->floor_links[1] = load_floor(true, true, "sys_exit", (__u32)b->pid);
+	if (b->floor_links[0] >= 0 && b->floor_links[1] >= 0)
+		return 0;
+	fprintf(stderr, "overhead: cannot load the floor programs: %s\n", strerror(errno));
+	return -1;
+}
+
+static void floor_detach(struct bench *b)
+{
+	for (int i = 0; i < 2; i++) {
+		if (b->floor_links[i] >= 0)
+			close(b->floor_links[i]);
+		b->floor_links[i] = -1;
+	}
+}
+
 static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 {
 	struct profiler_opts o = { .pid = b->pid, .freq = b->freq, .running = true,
@@ -380,7 +407,7 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 			return -1;
 		break;
 	default:
-		o.no_ledger = c == SAMPLER;
+		o.no_ledger = c == SAMPLER || c == FLOOR;
 		o.no_stats = c == NOSTATS;
 		o.bpf_stats = c == STATS;
 		o.site_every = c == NOSITES ? -1 : 0;
@@ -389,6 +416,8 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 				      : MUXBPF_UNWIND_AUTO;
 		b->prof = profiler__new(&o);
 		if (!b->prof)
+			return -1;
+		if (c == FLOOR && floor_attach(b))
 			return -1;
 		if (c == SOFTCODE || c == EXACT) {
 			if (!b->sct.ok)
@@ -444,6 +473,7 @@ static void conf_detach(struct bench *b, enum conf c)
 	if (b->prof)
 		bpf_stats(b, c);
 	perf_stop(b);
+	floor_detach(b);
 	softcode__free(b->sc);
 	b->sc = NULL;
 	profiler__free(b->prof);
@@ -680,8 +710,8 @@ static void usage(void)
 		"                [--phases LIST] [--configs LIST] [--freq HZ (997)]\n"
 		"                [--keep-perf DIR] [--netmux PATH] [--game DIR] [--setarch-R]\n"
 		"configs: bare,sampler,default,stats,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp,\n"
-		"         softcode,exact (default: all but stats, nosites, nostats, fp, softcode and\n"
-		"         exact; bare is always in)\n");
+		"         softcode,exact,floor (default: all but stats, nosites, nostats, fp, softcode,\n"
+		"         exact and floor; bare is always in)\n");
 }
 
 static int parse_configs(struct bench *b, const char *list)
@@ -728,6 +758,7 @@ int main(int argc, char **argv)
 	int opt, rc = 1;
 
 	b->rounds = 5;
+	b->floor_links[0] = b->floor_links[1] = -1;
 	b->scale = 1;
 	b->block_ms = 400;
 	b->freq = 997;

@@ -28,6 +28,7 @@
 #include "profiler.h"
 #include "collect_live.h"
 #include "log.h"
+#include "floor.h"
 
 enum {
 	BARE,
@@ -93,53 +94,6 @@ static double run_calls(int cmd_fd, int res_fd, long n)
 	if (write(cmd_fd, &n, sizeof(n)) != sizeof(n) || read(res_fd, &per, sizeof(per)) != sizeof(per))
 		return -1;
 	return per;
-}
-
-/*
- * The floor programs, as instructions: nothing to compile.  filter: the tgid compare every
- * ledger program starts with (bpf_get_current_pid_tgid() >> 32 against a constant).
- */
-static int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
-{
-	struct bpf_insn empty[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	struct bpf_insn filt[] = {
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
-		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,
-		  .imm = (int)tgid },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, o);
-	char name[64];
-	int fd, lfd;
-
-	if (btf) {
-		struct btf *vm = btf__load_vmlinux_btf();
-		int id;
-
-		if (!vm)
-			return -1;
-		snprintf(name, sizeof(name), "btf_trace_%s", tp);
-		id = btf__find_by_name_kind(vm, name, BTF_KIND_TYPEDEF);
-		btf__free(vm);
-		if (id < 0)
-			return -1;
-		o.expected_attach_type = BPF_TRACE_RAW_TP;
-		o.attach_btf_id = id;
-	}
-	fd = bpf_prog_load(btf ? BPF_PROG_TYPE_TRACING : BPF_PROG_TYPE_RAW_TRACEPOINT, "mb_floor",
-			   "GPL", filter ? filt : empty,
-			   filter ? sizeof(filt) / sizeof(filt[0]) : 2, &o);
-	if (fd < 0)
-		return -1;
-	lfd = bpf_raw_tracepoint_open(btf ? NULL : tp, fd);
-	close(fd); /* the link holds the program */
-	return lfd;
 }
 
 static int cmp_double(const void *a, const void *b)
