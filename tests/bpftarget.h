@@ -17,7 +17,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "profiler.h"
+#include "muxbpf.skel.h"
 #include "collect.h"
 #include "collect_ledger.h"
 #include "procstat.h"
@@ -125,6 +128,36 @@ static inline void target_command(struct target *t, char cmd, char *line, size_t
 	}
 	line[n] = 0;
 	assert_true(n > 0 && line[0] == 'k');
+}
+
+/* The sampler program's runs so far as the kernel counts them (bpf_enable_stats on), or 0. */
+static inline unsigned long long sampler_runs(struct profiler *p)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(profiler__skel(p)->progs.mb_sample);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.run_cnt;
+}
+
+/*
+ * Send cmd again until the sampler has run at least want times, tries times at most (run-time
+ * statistics on).  What a burn of fixed CPU yields is not fixed: in a TCG guest on a busy host
+ * the guest's clock runs on while its vCPU waits and the sampling timer skips the periods it
+ * missed (117 samples from a 1000 ms burn at 997 Hz seen), and the kernel lowers
+ * perf_event_max_sample_rate when the sampling interrupt takes long.  Enough samples come from
+ * more work, not from a lower bar.
+ */
+static inline void target_command_until(struct target *t, char cmd, struct profiler *p,
+					unsigned long long want, int tries)
+{
+	char ack[64];
+
+	for (int i = 0; i < tries; i++) {
+		target_command(t, cmd, ack, sizeof(ack));
+		if (sampler_runs(p) >= want)
+			return;
+	}
 }
 
 static inline void target_quit(struct target *t)

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 #include "profiler.h"
 #include "collect.h"
 #include "game.h"
@@ -44,15 +45,22 @@ static void run_tiny(uint32_t max_samples, uint32_t max_stacks, struct muxbpf_ph
 	struct profiler *p;
 	struct target t;
 	char ack[8];
+	int stats_fd;
 
 	target_spawn(&t, "synth_nofp", "300");
 	opts.pid = t.pid;
 	p = profiler__new(&opts);
 	assert_non_null(p);
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	profiler__set_phase(p, PHASE_ONE);
 	target_release(&t);
-	target_command(&t, 'a', ack, sizeof(ack));
+	if (stats_fd >= 0)
+		target_command_until(&t, 'a', p, 600, 8);
+	else
+		target_command(&t, 'a', ack, sizeof(ack));
 	profiler__set_phase(p, 0);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	assert_int_equal(collect_profile(p, &prof), 0);
 	target_quit(&t);
 	profiler__free(p);

@@ -117,22 +117,37 @@ initramfs() {
 	rm -rf "$stage"
 }
 
-fail=0 skipped=0
-for s in $series; do
+# prepare SERIES: the kernel package's tree and initramfs; prints the package.  On a skip or a
+# failure: the one-line verdict in $kdir/SERIES.line, the status (skip, fail) in .status, and 1.
+prepare() {
+	s=$1
+	line=$kdir/$s.line st=$kdir/$s.status
 	apt_for "$s"
 	pkg=$(package "$s")
 	# no package archive (no apt lists, no network): this kernel cannot be tested here
 	if [ -z "$pkg" ]; then
-		echo "kernel $s: skip: no linux-image-$s package in the apt sources (apt-get update?)"
-		skipped=1
-		continue
+		echo "kernel $s: skip: no linux-image-$s package in the apt sources (apt-get update?)" >"$line"
+		echo skip >"$st"
+		return 1
 	fi
 	if ! fetch "$pkg"; then
-		echo "kernel $s: skip: cannot download $pkg (is the package archive reachable?)"
-		skipped=1
-		continue
+		echo "kernel $s: skip: cannot download $pkg (is the package archive reachable?)" >"$line"
+		echo skip >"$st"
+		return 1
 	fi
-	initramfs "$pkg" || { echo "kernel $s: cannot build its initramfs"; fail=1; continue; }
+	if ! initramfs "$pkg"; then
+		echo "kernel $s: cannot build its initramfs" >"$line"
+		echo fail >"$st"
+		return 1
+	fi
+	echo "$pkg"
+}
+
+# boot SERIES PACKAGE: boot the kernel and run the suites in it; the verdict in $kdir/SERIES.line,
+# the status (ok, fail) in $kdir/SERIES.status
+boot() {
+	s=$1 pkg=$2
+	line=$kdir/$s.line st=$kdir/$s.status
 	res=$kdir/$s
 	rm -rf "$res"
 	mkdir -p "$res"
@@ -153,16 +168,37 @@ for s in $series; do
 	qrc=$?
 	secs=$(($(date +%s) - start))
 	summary=$(tail -1 "$res/summary" 2>/dev/null)
+	echo fail >"$st"
 	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-		echo "kernel $s ($pkg): the guest did not finish within $guest_timeout s"
-		fail=1
+		echo "kernel $s ($pkg): the guest did not finish within $guest_timeout s" >"$line"
 	elif [ "$(cat "$res/rc" 2>/dev/null)" != 0 ]; then
-		echo "kernel $s ($pkg): FAILED in $secs s: ${summary:-no result (console: $res/console.log)}"
-		grep -E '^(not ok|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
-		fail=1
+		{
+			echo "kernel $s ($pkg): FAILED in $secs s: ${summary:-no result (console: $res/console.log)}"
+			grep -E '^(not ok|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
+		} >"$line"
 	else
-		echo "kernel $s ($pkg): $summary in $secs s"
+		echo "kernel $s ($pkg): $summary in $secs s" >"$line"
+		echo ok >"$st"
 	fi
+}
+
+# The guests run side by side: each is one host thread (TCG, thread=single), so two of them
+# take the wall time of one on a machine of two cores or more.  The downloads and initramfs
+# come first, one series at a time (one apt download directory).
+fail=0 skipped=0
+for s in $series; do
+	rm -f "$kdir/$s.line" "$kdir/$s.status"
+	pkg=$(prepare "$s") || continue
+	boot "$s" "$pkg" &
+done
+wait
+for s in $series; do
+	cat "$kdir/$s.line" 2>/dev/null || echo "kernel $s: no verdict"
+	case $(cat "$kdir/$s.status" 2>/dev/null) in
+	ok) ;;
+	skip) skipped=1 ;;
+	*) fail=1 ;;
+	esac
 done
 [ "$fail" = 0 ] || exit 1
 if [ "$skipped" = 1 ]; then
