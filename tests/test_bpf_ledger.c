@@ -310,7 +310,13 @@ static void test_sleeper(void **state)
 	assert_int_equal(l->wakes[0].kind, MUXBPF_WAKER_TIMER);
 	/* It slept ~500 ms inside clock_nanosleep. */
 	assert_true(ns->wall_ns > 450 * 1000000ull);
-	assert_true(ns->cpu_ns < ns->wall_ns / 20);
+	/*
+	 * The sleeps' CPU fits in what the target's own clock saw outside its work (a fixed share
+	 * of the wall would be the machine's number: 0.1% here, 0.5% in a TCG guest).
+	 */
+	if (ns->cpu_ns > (cmd - work) * 1.05)
+		fail_msg("clock_nanosleep %.3f ms of CPU, the target's clock outside its work %.3f ms",
+			 ns->cpu_ns / 1e6, (cmd - work) / 1e6);
 }
 
 /* A thread blocked on a pipe: ~200 ms of read() wall, little CPU, woken by its sibling. */
