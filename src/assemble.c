@@ -172,6 +172,9 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 				      : -ENOMEM;
 		}
 	}
+	if (!err)
+		rr->design = rounds_design_factor(&rp->fold.by[r->rule_by], rp->fold.samples,
+						  rr->ci[r->rule_by][0], ROUNDS_TOP);
 	return err;
 }
 

@@ -78,6 +78,15 @@ int flame_add(struct flame *t, const char *const *names, const uint8_t *kinds, s
 	return 0;
 }
 
+double flame_self(const struct flame *t, size_t i)
+{
+	double self = t->v[i].value;
+
+	for (long c = t->v[i].first; c >= 0; c = t->v[c].next)
+		self -= t->v[c].value;
+	return self > 0 ? self : 0;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	const struct flame_node *x = *(struct flame_node *const *)a;

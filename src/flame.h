@@ -40,6 +40,9 @@ int flame_add(struct flame *t, const char *const *names, const uint8_t *kinds, s
 /* Lay out: x of every node (children ordered by name, as flamegraph.pl does). */
 void flame_layout(struct flame *t);
 
+/* Node i's own value: its value less its children's (never below 0). */
+double flame_self(const struct flame *t, size_t i);
+
 struct sprof;
 struct sp_phase;
 /* The tree of one phase: user stacks by samples; with kernel, each call site's kernel time as a

@@ -223,7 +223,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 
 	jw_key(w, "rounds");
 	/* phases marked from outside (ids from MUXBPF_PHASE__COUNT on) are not driven */
-	if (!p->measured || merged || p->id >= MUXBPF_PHASE__COUNT) {
+	if (!p->measured || (merged && !rr->runs) || p->id >= MUXBPF_PHASE__COUNT) {
 		jw_null(w);
 		return;
 	}
@@ -232,6 +232,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 	jw_kstr(w, "stop", round_stop_name(rr->stop));
 	jw_kbool(w, "repeats", driver_phase_repeats(p->id));
 	jw_ku64(w, "batches", rr->batches);
+	jw_kstr(w, "batches_of", rr->runs ? "runs" : "rounds");
 	jw_key(w, "top_ci_half_pct");
 	if (rr->v)
 		jw_num(w, 100 * rr->top_half);
@@ -243,6 +244,11 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 	else
 		jw_null(w);
 	write_interval(w, "cpu_per_cmd_us", &rr->cpu_per_cmd, 1e-3);
+	jw_key(w, "design_factor");
+	if (rr->v)
+		jw_num(w, report_design_factor(p));
+	else
+		jw_null(w);
 	jw_key(w, "per_batch");
 	jw_arr(w);
 	for (unsigned int j = 0; rr->v && j < rr->batches; j++) {

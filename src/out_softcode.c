@@ -12,24 +12,56 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0;
 }
 
-/* A share's 95% interval (Wilson, stats.c) as "+-1.2" points, "?" after it when it is wider
- * than the share; *half gets the half width as a fraction. */
-static const char *share_ci(char *buf, size_t size, uint64_t k, uint64_t n, double *half)
+/* "+-1.2" points for a share's interval, "?" after it when it is wider than the share. */
+static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
 {
-	struct stats_ci ci;
-
-	stats_share(k, n, &ci);
-	*half = stats_ci_half(&ci);
-	snprintf(buf, size, "+-%.1f%s", 100 * *half, stats_ci_wide(&ci) ? "?" : "");
+	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(ci), stats_ci_wide(ci) ? "?" : "");
 	return buf;
 }
 
-static void json_share_ci(struct jw *w, uint64_t k, uint64_t n)
+/* Where a phase's softcode intervals come from, for the tables' titles. */
+static const char *ci_source(const struct report_phase *p, char *buf, size_t size)
+{
+	double f = report_design_factor(p);
+
+	if (f > 1)
+		snprintf(buf, size, "Wilson x%.2f, the phase's batch design factor", f);
+	else
+		snprintf(buf, size, "Wilson%s", p->rounds.v ? ": its batches are no wider" : "");
+	return buf;
+}
+
+/* A share's interval in report.json: [lo, hi] in percent, wider than the share, and whence. */
+static struct stats_ci json_share_ci(struct jw *w, const struct report_phase *p, uint64_t k,
+				     uint64_t n)
 {
 	struct stats_ci ci;
+	bool batches = report_sampled_ci(p, k, n, &ci);
 
-	stats_share(k, n, &ci);
 	json_write_ci(w, "share_ci_pct", &ci);
+	jw_kbool(w, "share_ci_wide", stats_ci_wide(&ci));
+	jw_kstr(w, "share_ci_from", batches ? "batches" : "wilson");
+	return ci;
+}
+
+/* A command row's us/cmd with its interval (sc_cpu_per_cmd_ci), null without runs. */
+static void json_cpu_per_cmd(struct jw *w, const struct sc_row *row, const struct stats_ci *share,
+			     uint64_t oncpu_ns)
+{
+	struct stats_ci us;
+
+	sc_cpu_per_cmd_ci(row, share, oncpu_ns, &us);
+	jw_key(w, "cpu_per_cmd_us");
+	if (!us.valid) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_knum(w, "value", us.value / 1e3);
+	jw_knum(w, "lo", us.lo / 1e3);
+	jw_knum(w, "hi", us.hi / 1e3);
+	jw_kbool(w, "wide", stats_ci_wide(&us));
+	jw_obj_end(w);
 }
 
 void report_print_softcode_header(FILE *f, const struct report *r)
@@ -70,51 +102,62 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			   const struct sc_rows *rows)
 {
 	const struct sc_data *d = r->softcode;
-	int shown = 0;
+	char ci[16], cpc[16], src[96];
 
-	char ci[16];
-	double half;
-
+	ci_source(p, src, sizeof(src));
 	if (d->exact)
 		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command, plus the "
 			   "%.2f ms between commands shared out per command started, x%.3f to the "
-			   "kernel's runtime; samples user-mode, share +- its 95%% interval):\n"
-			   "  %10s %8s %9s %8s %6s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
-			"on-CPU ms", "cmds", "us/cmd", "samples", "share", "+-", "command");
+			   "kernel's runtime; samples user-mode; share and us/cmd +- their 95%% "
+			   "intervals from the samples (%s), ? = wider than the figure):\n"
+			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
+			src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share", "+-", "command");
 	else
-		fprintf(f, "  by command (samples, share +- its 95%% interval; est. ms = the phase's "
-			   "on-CPU x share):\n"
-			   "  %8s %6s %6s %9s %7s  %s\n", "samples", "share", "+-", "est. ms", "+-",
+		fprintf(f, "  by command (samples, share +- its 95%% interval (%s), ? = wider than "
+			   "the share; est. ms = the phase's on-CPU x share):\n"
+			   "  %8s %6s %6s %9s %7s  %s\n", src, "samples", "share", "+-", "est. ms", "+-",
 			"command");
-	for (size_t i = 0; i < rows->n && shown < r->top; i++, shown++) {
+	for (size_t i = 0; i < rows->n && (int)i < r->top; i++) {
 		const struct sc_row *row = &rows->v[i];
+		struct stats_ci share, us;
 
-		share_ci(ci, sizeof(ci), row->samples, rows->samples, &half);
-		if (d->exact)
-			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8" PRIu64 " %5.1f%% %6s  %s\n",
-				row->cpu_ns / 1e6, row->runs,
-				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, row->samples,
+		report_sampled_ci(p, row->samples, rows->samples, &share);
+		fmt_ci(ci, sizeof(ci), &share);
+		if (d->exact) {
+			sc_cpu_per_cmd_ci(row, &share, p->oncpu_ns, &us);
+			if (us.valid)
+				snprintf(cpc, sizeof(cpc), "%.2f%s", stats_ci_half(&us) / 1e3,
+					 stats_ci_wide(&us) ? "?" : "");
+			else
+				snprintf(cpc, sizeof(cpc), "-");
+			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8s %8" PRIu64 " %5.1f%% %6s  %s\n",
+				row->cpu_ns / 1e6, row->runs, us.value / 1e3, cpc, row->samples,
 				pct(row->samples, rows->samples), ci, row->label);
-		else
+		} else {
 			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
 				pct(row->samples, rows->samples), ci,
-				rows->samples ? p->oncpu_ns / 1e6 * row->samples / rows->samples : 0,
-				p->oncpu_ns / 1e6 * half, row->label);
+				p->oncpu_ns / 1e6 * share.value, p->oncpu_ns / 1e6 * stats_ci_half(&share),
+				row->label);
+		}
 	}
 }
 
-static void print_paths(FILE *f, const struct report *r, const struct sc_rows *rows)
+static void print_paths(FILE *f, const struct report *r, const struct report_phase *p,
+			const struct sc_rows *rows)
 {
-	char ci[16];
-	double half;
+	char ci[16], src[96];
 
 	fprintf(f, "  by softcode (samples by softcode frames, outermost first; share +- its 95%% "
-		   "interval):\n  %8s %6s %6s  %s\n", "samples", "share", "+-", "softcode");
-	for (size_t i = 0; i < rows->n && (int)i < r->top; i++)
+		   "interval (%s), ? = wider than the share):\n  %8s %6s %6s  %s\n",
+		ci_source(p, src, sizeof(src)), "samples", "share", "+-", "softcode");
+	for (size_t i = 0; i < rows->n && (int)i < r->top; i++) {
+		struct stats_ci share;
+
+		report_sampled_ci(p, rows->v[i].samples, rows->samples, &share);
 		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
-			pct(rows->v[i].samples, rows->samples),
-			share_ci(ci, sizeof(ci), rows->v[i].samples, rows->samples, &half),
+			pct(rows->v[i].samples, rows->samples), fmt_ci(ci, sizeof(ci), &share),
 			rows->v[i].label);
+	}
 }
 
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
@@ -131,7 +174,7 @@ void report_print_softcode(FILE *f, const struct report *r, const struct report_
 	}
 	if ((r->by & FOLD_VIEW_SOFTCODE) && !sc_path_rows(d, p->id, &rows)) {
 		if (rows.n)
-			print_paths(f, r, &rows);
+			print_paths(f, r, p, &rows);
 		sc_rows__free(&rows);
 	}
 }
@@ -166,11 +209,14 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_arr(w);
 		if (!sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
 			for (size_t j = 0; j < rows.n; j++) {
+				struct stats_ci share;
+
 				jw_obj(w);
 				jw_kstr(w, "command", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, rows.v[j].samples, rows.samples);
+				share = json_share_ci(w, p, rows.v[j].samples, rows.samples);
+				json_cpu_per_cmd(w, &rows.v[j], &share, p->oncpu_ns);
 				jw_ku64(w, "runs", rows.v[j].runs);
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
@@ -188,7 +234,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_kstr(w, "path", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, rows.v[j].samples, rows.samples);
+				json_share_ci(w, p, rows.v[j].samples, rows.samples);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

@@ -82,21 +82,28 @@ static void frame_colour(const struct flame *t, const struct flame_node *n,
 			 (int)(55 * v2));
 }
 
-/* Half the 95% interval, in points, of a share of k in n samples (stats.c). */
-static double share_half(double k, double n)
+/* "3.10% +-0.52": a share of k in n samples with its 95% interval in points (Wilson widened by
+ * factor), "?" after it when the interval is wider than the share. */
+static int share_text(char *buf, size_t size, double k, double n, double factor)
 {
 	struct stats_ci ci;
 
 	stats_share((uint64_t)llround(k), (uint64_t)llround(n), &ci);
-	return 100 * stats_ci_half(&ci);
+	stats_share_widen(&ci, factor);
+	return snprintf(buf, size, "%.2f%% +-%.2f%s", 100 * k / n, 100 * stats_ci_half(&ci),
+			stats_ci_wide(&ci) ? "?" : "");
 }
 
-/* The hover text of a node: its share with the share's 95% interval (Wilson on samples). */
-static void frame_details(FILE *f, const struct flame *t, const struct flame_node *n,
-			  const struct svg_opts *o)
+/*
+ * The hover text of a node: its self and total shares with their 95% intervals (Wilson on
+ * samples, widened by the phase's batch design factor), "?" where one is wider than its share;
+ * a differential graph's change with the interval of the difference, "?" where it is wider.
+ */
+static void frame_details(FILE *f, const struct flame *t, size_t i, const struct svg_opts *o)
 {
+	const struct flame_node *n = &t->v[i];
 	double total = t->v[0].value > 0 ? t->v[0].value : 1;
-	char buf[320];
+	char buf[400], self[48], incl[48];
 
 	xml_text(f, n->name);
 	if (o->diff && o->diff_abs) {
@@ -109,20 +116,26 @@ static void frame_details(FILE *f, const struct flame *t, const struct flame_nod
 		double half = 196 * sqrt(p1 * (1 - p1) / base_total + p2 * (1 - p2) / total);
 
 		snprintf(buf, sizeof(buf),
-			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points +-%.2f, 95%%)",
-			 n->value, o->unit, 100 * p2, n->base, 100 * p1, 100 * (p2 - p1), half);
+			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points +-%.2f%s, 95%%)",
+			 n->value, o->unit, 100 * p2, n->base, 100 * p1, 100 * (p2 - p1), half,
+			 2 * half > fabs(100 * (p2 - p1)) ? "?" : "");
 	} else if (n->kind == FLAME_KERNEL) {
 		snprintf(buf, sizeof(buf),
 			 " (kernel: %.3f ms on-CPU in %.0f calls, exact, from the ledger = %.1f "
 			 "%s-equivalents, %.2f%%)", n->cpu_ns / 1e6, n->calls,
 			 n->value, o->unit, 100 * n->value / total);
-	} else if (o->unit_ns > 0) {
-		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%% +-%.2f, ~%.2f ms)", n->value, o->unit,
-			 100 * n->value / total, share_half(n->value, total),
-			 n->value * o->unit_ns / 1e6);
 	} else {
-		snprintf(buf, sizeof(buf), " (%.1f %s, %.2f%% +-%.2f)", n->value, o->unit,
-			 100 * n->value / total, share_half(n->value, total));
+		int len;
+
+		share_text(self, sizeof(self), flame_self(t, i), total, o->ci_factor);
+		share_text(incl, sizeof(incl), n->value, total, o->ci_factor);
+		len = snprintf(buf, sizeof(buf), " (%.1f %s, self %s, total %s", n->value, o->unit,
+			       self, incl);
+		if (o->unit_ns > 0 && len > 0 && (size_t)len < sizeof(buf))
+			len += snprintf(buf + len, sizeof(buf) - len, ", ~%.2f ms",
+					n->value * o->unit_ns / 1e6);
+		if (len > 0 && (size_t)len < sizeof(buf))
+			snprintf(buf + len, sizeof(buf) - len, ")");
 	}
 	fputs(buf, f);
 }
@@ -177,7 +190,7 @@ int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o)
 			   "data-d=\"%d\" data-n=\"", id, i, n->x, w, n->depth);
 		xml_text(f, n->name);
 		fputs("\"><title>", f);
-		frame_details(f, t, n, o);
+		frame_details(f, t, i, o);
 		fprintf(f, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 			   "fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%d\">",
 			x, y, px, FRAME_H - 1, colour, x + 3, y + FRAME_H - 4);
@@ -224,15 +237,30 @@ static void corrected_title(char *sub, size_t size, const struct report_phase *r
 			 "kernel %.2f ms", k.oncpu_ns / 1e6, k.sys_ns / 1e6);
 }
 
+/* Where the hover text's intervals come from. */
+static void ci_title(char *sub, size_t size, double factor)
+{
+	size_t n = strlen(sub);
+
+	if (n >= size)
+		return;
+	if (factor > 1)
+		snprintf(sub + n, size - n, "; shares +- 95%%: Wilson x%.2f (the phase's batches)",
+			 factor);
+	else
+		snprintf(sub + n, size - n, "; shares +- 95%%: Wilson");
+}
+
 static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		     const struct sp_phase *p, bool embed)
 {
 	const struct report_phase *rp = report_phase_of(r, p->id);
-	char title[512], sub[512];
+	char title[512], sub[768];
 	char runs[32] = "", prefix[64];
 	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
 			      .unit_ns = sprof_period_ns(sp), .embed = embed,
-			      .id_prefix = embed ? prefix : NULL };
+			      .id_prefix = embed ? prefix : NULL,
+			      .ci_factor = report_design_factor(rp) };
 	struct flame t;
 	int err;
 
@@ -253,6 +281,7 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
 		 rp && rp->measured ? rp->wall_s : 0);
 	corrected_title(sub, sizeof(sub), rp);
+	ci_title(sub, sizeof(sub), o.ci_factor);
 	err = svg_write(f, &t, &o);
 	flame_free(&t);
 	return err;

@@ -25,6 +25,8 @@ struct svg_opts {
 	int width;             /* pixels (0: 1200) */
 	bool embed;            /* inline in report.html: no XML prolog, CSS or script (the page's) */
 	const char *id_prefix; /* before each frame's id "fN" (unique ids in one page), or NULL */
+	double ci_factor;      /* the shares' Wilson intervals widened by this (the phase's batch
+				* design factor, report_design_factor); <= 1: Wilson alone */
 };
 
 /* Write t (laid out by flame_layout) as an SVG document.  0 or -EIO. */

@@ -170,23 +170,30 @@ static const char *stop_text(const struct report_phase *p)
  */
 static void print_rounds(FILE *f, const struct report *r)
 {
-	bool any = false;
+	bool any = false, runs = false;
 
-	/* the driven phases (those marked from outside have ids from MUXBPF_PHASE__COUNT on); a
-	 * report merged from --runs keeps no rounds */
-	for (int i = 0; i < r->nphases; i++)
+	/* the driven phases (those marked from outside have ids from MUXBPF_PHASE__COUNT on) */
+	for (int i = 0; i < r->nphases; i++) {
 		any |= r->phases[i].measured && r->phases[i].id < MUXBPF_PHASE__COUNT &&
 		       r->phases[i].rounds.n > 0;
+		runs |= r->phases[i].rounds.runs;
+	}
 	if (!any)
 		return;
-	fprintf(f, "\nrounds: a phase whose work repeats runs it again until its top %d rows are "
-		   "within +-%.0f point, or until another round would end after %g s; the "
-		   "intervals come from batches of rounds at least %.1f s long (a phase of one "
-		   "round: batches of %.2f s inside it, from %d on):\n",
-		ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S,
-		ROUNDS_INROUND_BATCH_S, ROUNDS_MIN_BATCH_MEANS);
-	fprintf(f, "%-15s %6s %7s %8s %9s %9s %7s  %s\n", "phase", "rounds", "batches", "samples",
-		"widest +-", "us/cmd", "+-", "stopped");
+	if (runs)
+		fprintf(f, "\nrounds over the runs: each run is one batch (a fresh game, the same "
+			   "work); the intervals are the wider of Wilson and the t interval over the "
+			   "runs (each run's own batches are not used); rounds: all runs' together; "
+			   "stopped: the last run's:\n");
+	else
+		fprintf(f, "\nrounds: a phase whose work repeats runs it again until its top %d rows "
+			   "are within +-%.0f point, or until another round would end after %g s; "
+			   "the intervals come from batches of rounds at least %.1f s long (a phase "
+			   "of one round: batches of %.2f s inside it, from %d on):\n",
+			ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S,
+			ROUNDS_INROUND_BATCH_S, ROUNDS_MIN_BATCH_MEANS);
+	fprintf(f, "%-15s %6s %7s %8s %9s %9s %7s  %s\n", "phase", "rounds",
+		runs ? "runs" : "batches", "samples", "widest +-", "us/cmd", "+-", "stopped");
 	for (int i = 0; i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
 		const struct report_rounds *rr = &p->rounds;
@@ -408,9 +415,11 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	fprintf(f, "%s\n", p->partial ? " (PARTIAL: interrupted)" : "");
 	if (t->samples && p->rounds.v)
 		fprintf(f, "  shares: +- = 95%% interval in points, the wider of Wilson (%" PRIu64
-			   " samples) and the spread between %u batches of %s; ? = the interval is "
+			   " samples) and the spread between %u %s; ? = the interval is "
 			   "wider than the share\n", t->samples, p->rounds.batches,
-			p->rounds.n > 1 ? "its rounds" : "its one round");
+			p->rounds.runs	    ? "runs"
+			: p->rounds.n > 1 ? "batches of its rounds"
+					  : "batches of its one round");
 	else if (t->samples)
 		fprintf(f, "  shares: +- = 95%% interval in points (Wilson, from %" PRIu64
 			   " samples); ? = the interval is wider than the share\n", t->samples);

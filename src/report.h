@@ -40,6 +40,7 @@ struct report_rounds {
 	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
 	int stop;	/* enum round_stop */
 	unsigned int batches; /* batches of rounds (ROUNDS_BATCH_S); 0 with fewer than 2 */
+	bool runs;	      /* --runs: the batches are the runs (n: their rounds summed) */
 	struct report_round *v; /* per batch when there are 2 or more (else NULL) */
 	/* per row of fold.by[b] ([0] self, [1] total): the interval printed, the wider of the
 	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */
@@ -49,6 +50,9 @@ struct report_rounds {
 	bool stop_judged;	     /* the stopping rule judged a batch's top rows */
 	double stop_half;	     /* top_half as the rule last judged it, at the last mark */
 	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */
+	/* the batches' intervals over Wilson's for the top rows (rounds_design_factor): what the
+	 * figures without batches of their own widen Wilson by; 0 without batches */
+	double design;
 	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
 	struct report_sys_ci *sys;   /* per row of ledger.sys, from the batches (else NULL) */
 	bool sys_once;		     /* a window the driver ran without batches: one window */
@@ -123,6 +127,16 @@ void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bo
  */
 enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 				   struct report_sys_ci *out);
+
+/* The phase's batch design factor (report_rounds.design), 1 without batches. */
+double report_design_factor(const struct report_phase *p);
+/*
+ * The 95% interval of a share k/n of the phase's samples outside its fold tables (a flame
+ * graph's frame, a --by command row): Wilson widened by the phase's design factor.  Returns
+ * whether the batches widened it.
+ */
+bool report_sampled_ci(const struct report_phase *p, uint64_t k, uint64_t n,
+		       struct stats_ci *out);
 
 /* Samples expected from a phase's user time below which zero samples are plausible. */
 #define REPORT_BUSY_MIN_SAMPLES 20

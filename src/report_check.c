@@ -68,6 +68,21 @@ enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 	return p->rounds.sys_once ? REPORT_SYS_ONCE : REPORT_SYS_NONE;
 }
 
+double report_design_factor(const struct report_phase *p)
+{
+	return p && p->rounds.v && p->rounds.design > 1 ? p->rounds.design : 1;
+}
+
+bool report_sampled_ci(const struct report_phase *p, uint64_t k, uint64_t n,
+		       struct stats_ci *out)
+{
+	double f = report_design_factor(p);
+
+	stats_share(k, n, out);
+	stats_share_widen(out, f);
+	return f > 1 && out->valid;
+}
+
 /* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
 static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

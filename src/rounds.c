@@ -164,17 +164,20 @@ static int cmp_row_name(const void *a, const void *b)
 		      (*(const struct fold_row *const *)b)->name);
 }
 
-/* Each round's rows sorted by name, so that every row is found by bisection. */
-int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, bool total,
-		   struct stats_ci *out, bool *from_rounds)
+/*
+ * The intervals of rows' rows (self, or total) from r tables, cumulative or one per batch.
+ * Each table's rows sorted by name, so that every row is found by bisection.
+ */
+static int rows_ci(const struct fold_table *const *t, int r, bool cumulative,
+		   const struct fold_view *rows, enum fold_by by, bool total, struct stats_ci *out,
+		   bool *from_rounds)
 {
-	const struct fold_view *last = &cum[r - 1]->by[by];
 	const struct fold_row ***sorted = calloc(r, sizeof(*sorted));
 	uint64_t *k = malloc(r * sizeof(*k)), *n = malloc(r * sizeof(*n));
 	int err = 0;
 
 	for (int j = 0; sorted && j < r && !err; j++) {
-		const struct fold_view *v = &cum[j]->by[by];
+		const struct fold_view *v = &t[j]->by[by];
 
 		sorted[j] = malloc((v->n ? v->n : 1) * sizeof(*sorted[j]));
 		if (!sorted[j]) {
@@ -187,17 +190,22 @@ int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, 
 	}
 	if (!sorted || !k || !n)
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < last->n; i++) {
+	for (size_t i = 0; !err && i < rows->n; i++) {
 		uint64_t prev_k = 0, prev_n = 0;
-		const struct fold_row key = { .name = last->rows[i].name }, *kp = &key;
+		const struct fold_row key = { .name = rows->rows[i].name }, *kp = &key;
 
 		for (int j = 0; j < r; j++) {
 			const struct fold_row *const *hit =
-				bsearch(&kp, sorted[j], cum[j]->by[by].n, sizeof(*sorted[j]),
+				bsearch(&kp, sorted[j], t[j]->by[by].n, sizeof(*sorted[j]),
 					cmp_row_name);
 			uint64_t ck = hit ? (total ? (*hit)->total : (*hit)->self) : 0;
-			uint64_t cn = cum[j]->samples;
+			uint64_t cn = t[j]->samples;
 
+			if (!cumulative) {
+				k[j] = ck;
+				n[j] = cn;
+				continue;
+			}
 			k[j] = ck > prev_k ? ck - prev_k : 0;
 			n[j] = cn > prev_n ? cn - prev_n : 0;
 			prev_k = ck > prev_k ? ck : prev_k;
@@ -211,6 +219,18 @@ int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, 
 	free(k);
 	free(n);
 	return err;
+}
+
+int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, bool total,
+		   struct stats_ci *out, bool *from_rounds)
+{
+	return rows_ci(cum, r, true, &cum[r - 1]->by[by], by, total, out, from_rounds);
+}
+
+int rounds_rows_ci_batches(const struct fold_table *const *t, int r, const struct fold_view *rows,
+			   enum fold_by by, bool total, struct stats_ci *out, bool *from_rounds)
+{
+	return rows_ci(t, r, false, rows, by, total, out, from_rounds);
 }
 
 double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by by, int top)
@@ -239,6 +259,26 @@ double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by 
 	free(k);
 	free(n);
 	return worst;
+}
+
+double rounds_design_factor(const struct fold_view *v, uint64_t samples,
+			    const struct stats_ci *ci, int top)
+{
+	double wide[ROUNDS_TOP], wilson[ROUNDS_TOP];
+	int n = 0;
+
+	if (top > ROUNDS_TOP)
+		top = ROUNDS_TOP;
+	for (size_t i = 0; ci && i < v->n && n < top && v->rows[i].self; i++) {
+		struct stats_ci w;
+
+		stats_share(v->rows[i].self, samples, &w);
+		if (!w.valid || !ci[i].valid)
+			continue;
+		wide[n] = stats_ci_half(&ci[i]);
+		wilson[n++] = stats_ci_half(&w);
+	}
+	return stats_design_factor(wide, wilson, n);
 }
 
 int rounds_decide(const struct fold_table *const *cum, int units, const struct round_rule *rule,

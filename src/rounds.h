@@ -77,6 +77,13 @@ void rounds_share_ci(const uint64_t *k, const uint64_t *n, int r, struct stats_c
 int rounds_rows_ci(const struct fold_table *const *cum, int r, enum fold_by by, bool total,
 		   struct stats_ci *out, bool *from_rounds);
 
+/*
+ * The same from r tables of one batch each (the runs of --runs), for the rows of view rows (a
+ * table merged from them, by view by): out[i] and from_rounds[i] for rows->rows[i].
+ */
+int rounds_rows_ci_batches(const struct fold_table *const *t, int r, const struct fold_view *rows,
+			   enum fold_by by, bool total, struct stats_ci *out, bool *from_rounds);
+
 /* One syscall in one batch: its on-CPU and wall time and its calls, and the phase's on-CPU. */
 struct rounds_sys_batch {
 	double cpu_ns, wall_ns, calls, phase_ns;
@@ -123,6 +130,15 @@ int rounds_decide(const struct fold_table *const *cum, int units, const struct r
 /* The widest interval among the top rows' self shares after r batches (a fraction; 1 when there
  * are no samples): what rounds_decide compares with rule->half. */
 double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by by, int top);
+
+/*
+ * The phase's batch design factor (stats_design_factor) over the top rows (at most top, by self,
+ * with samples) of view v, whose printed self intervals are ci[i] (rounds_rows_ci's) and whose
+ * Wilson intervals come from the phase's samples: the factor the figures without batches of
+ * their own (the flame graphs' frames, --by command) widen Wilson by.  1 without such rows.
+ */
+double rounds_design_factor(const struct fold_view *v, uint64_t samples,
+			    const struct stats_ci *ci, int top);
 
 /* Do the batches agree?  A chi-square homogeneity test of the top rows (and the rest) across
  * the batches. */

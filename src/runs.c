@@ -2,6 +2,7 @@
 /* --runs: merge N reports into one, with per-phase spread. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "phases.h"
@@ -345,6 +346,71 @@ static void summarize(struct runs_phase *rp, const struct report *in, int n, int
 #undef STAT
 }
 
+/* The widest interval among view v's top rows' self shares (a fraction; 1 without rows). */
+static double top_half(const struct fold_view *v, const struct stats_ci *ci, int top)
+{
+	double worst = 0;
+
+	for (size_t i = 0; i < v->n && (int)i < top && v->rows[i].self; i++)
+		worst = fmax(worst, ci[i].valid ? stats_ci_half(&ci[i]) : 1);
+	return v->n ? worst : 1;
+}
+
+/*
+ * Each run is a batch of the merged phase: independent (a fresh game), the same work.  The runs'
+ * figures as its batches, each row's interval the wider of Wilson on the merged samples and the
+ * t interval over the runs (rounds.c), CPU per command the ratio of sums over the runs; the runs'
+ * own batches are not used (their spread is inside one run).  Fewer than 2 runs: none.
+ */
+static int runs_rounds(struct report_phase *p, const struct report *in, int n, int i,
+		       enum fold_by rule_by)
+{
+	struct report_rounds *rr = &p->rounds;
+	const struct fold_table *t[RUNS_MAX];
+	double ns[RUNS_MAX], cmds[RUNS_MAX];
+	int err = 0;
+
+	rr->runs = true;
+	rr->stop = in[n - 1].phases[i].rounds.stop;
+	for (int k = 0; k < n; k++)
+		rr->n += in[k].phases[i].rounds.n;
+	if (n < 2)
+		return 0;
+	rr->v = calloc(n, sizeof(*rr->v));
+	if (!rr->v)
+		return -ENOMEM;
+	rr->batches = n;
+	for (int k = 0; k < n; k++) {
+		const struct report_phase *q = &in[k].phases[i];
+
+		t[k] = &q->fold;
+		rr->v[k] = (struct report_round){ .rounds = q->rounds.n, .wall_s = q->wall_s,
+						  .commands = q->commands, .oncpu_ns = q->oncpu_ns,
+						  .samples = q->fold.samples };
+		ns[k] = (double)q->oncpu_ns;
+		cmds[k] = (double)q->commands;
+	}
+	stats_ratio_rounds(ns, cmds, n, &rr->cpu_per_cmd);
+	for (int by = 0; by < FOLD_BY__COUNT && !err; by++) {
+		size_t rows = p->fold.by[by].n;
+
+		for (int tt = 0; tt < 2 && rows && !err; tt++) {
+			rr->ci[by][tt] = calloc(rows, sizeof(*rr->ci[by][tt]));
+			rr->from_rounds[by][tt] = calloc(rows, sizeof(*rr->from_rounds[by][tt]));
+			err = rr->ci[by][tt] && rr->from_rounds[by][tt]
+				      ? rounds_rows_ci_batches(t, n, &p->fold.by[by], by, tt,
+							       rr->ci[by][tt], rr->from_rounds[by][tt])
+				      : -ENOMEM;
+		}
+	}
+	if (err || !rr->ci[rule_by][0])
+		return err;
+	rr->top_half = top_half(&p->fold.by[rule_by], rr->ci[rule_by][0], ROUNDS_TOP);
+	rr->design = rounds_design_factor(&p->fold.by[rule_by], p->fold.samples,
+					  rr->ci[rule_by][0], ROUNDS_TOP);
+	return 0;
+}
+
 int runs_merge(struct report *out, const struct report *in, int n, struct runs_summary *rs)
 {
 	const struct report *last = &in[n - 1];
@@ -421,6 +487,8 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 				      sizeof(struct fold_row), fold_row_cmp);
 		if (!err && p->has_ledger)
 			err = ledger_merge(p, in, n, i);
+		if (!err)
+			err = runs_rounds(p, in, n, i, out->rule_by);
 		summarize(&rs->phases[i], in, n, i);
 	}
 	out->nphases = in[0].nphases;

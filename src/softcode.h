@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "muxbpf.h"
+#include "stats.h"
 
 /* What DWARF says about one netmux binary. */
 struct sc_target {
@@ -175,6 +176,14 @@ struct sc_rows {
  * 0 or -ENOMEM. */
 int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_ns,
 		    struct sc_rows *out);
+/*
+ * A row's CPU per command in ns, cpu_ns / runs (exact mode), with an interval from the samples:
+ * the samples see the row's CPU as share x the phase's on-CPU, so each side of share's interval
+ * times oncpu_ns / runs is moved onto the exact value (lo kept >= 0).  Invalid without runs or
+ * a valid share.
+ */
+void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, uint64_t oncpu_ns,
+		       struct stats_ci *out);
 /* Rows of phase by softcode path ("CMD > FN > FN"); samples only.  0 or -ENOMEM. */
 int sc_path_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *out);
 void sc_rows__free(struct sc_rows *r);

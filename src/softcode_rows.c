@@ -301,6 +301,21 @@ out_nomem:
 	return -ENOMEM;
 }
 
+void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, uint64_t oncpu_ns,
+		       struct stats_ci *out)
+{
+	double per = row->runs ? (double)oncpu_ns / row->runs : 0, lo;
+
+	*out = (struct stats_ci){ .value = row->runs ? (double)row->cpu_ns / row->runs : 0,
+				  .n = share->n };
+	if (!row->runs || !share->valid)
+		return;
+	lo = out->value - (share->value - share->lo) * per;
+	out->lo = lo < 0 ? 0 : lo;
+	out->hi = out->value + (share->hi - share->value) * per;
+	out->valid = true;
+}
+
 int sc_sample_frames(const struct sc_data *d, const struct muxbpf_sc_sample_key *k,
 		     const char **labels, const char **objs, int max, int *ncmd)
 {

@@ -81,6 +81,29 @@ void stats_ratio_rounds(const double *num, const double *den, int r, struct stat
 	out->valid = true;
 }
 
+double stats_design_factor(const double *wide_half, const double *wilson_half, int n)
+{
+	double wide = 0, wilson = 0;
+
+	for (int i = 0; i < n; i++) {
+		wide += wide_half[i] * wide_half[i];
+		wilson += wilson_half[i] * wilson_half[i];
+	}
+	return wilson > 0 && wide > wilson ? sqrt(wide / wilson) : 1;
+}
+
+void stats_share_widen(struct stats_ci *ci, double factor)
+{
+	double lo, hi;
+
+	if (factor <= 1 || !ci->valid)
+		return;
+	lo = ci->value - (ci->value - ci->lo) * factor;
+	hi = ci->value + (ci->hi - ci->value) * factor;
+	ci->lo = lo < 0 ? 0 : lo;
+	ci->hi = hi > 1 ? 1 : hi;
+}
+
 void stats_mean(const double *x, int n, struct stats_ci *out)
 {
 	double s = 0, ss = 0, mean, se;

@@ -49,6 +49,18 @@ void stats_share(uint64_t k, uint64_t n, struct stats_ci *out);
  */
 void stats_ratio_rounds(const double *num, const double *den, int r, struct stats_ci *out);
 
+/*
+ * How much wider a set of rows' intervals are than Wilson's: sqrt(sum wide_half^2 / sum
+ * wilson_half^2) over the n rows (the pooled ratio of variances' square root, a design effect
+ * as a width factor), at least 1; 1 for n = 0 or no Wilson width.  It carries what a phase's
+ * batches say about the correlation of its samples to figures that have no batches of their own.
+ */
+double stats_design_factor(const double *wide_half, const double *wilson_half, int n);
+
+/* A share's interval widened by factor (>= 1) about its value, each side scaled, kept in
+ * [0, 1]; factor <= 1 leaves it as it is. */
+void stats_share_widen(struct stats_ci *ci, double factor);
+
 /* Mean of x[0..n-1] with its t interval (n < 2: invalid). */
 void stats_mean(const double *x, int n, struct stats_ci *out);
 

@@ -277,6 +277,9 @@ static void test_flame_kernel_frames(void **state)
 	assert_true(fabs(w->value - 2.0) < 1e-9);
 	assert_true(fabs(w->cpu_ns - 2e6) < 1);
 	assert_true(fabs(w->calls - 10) < 1e-9);
+	/* own values: a has none (b, c and write are all of it), b is a leaf */
+	assert_true(fabs(flame_self(&t, (size_t)(a - t.v))) < 1e-9);
+	assert_true(fabs(flame_self(&t, (size_t)(child(&t, a - t.v, "b") - t.v)) - 5.0) < 1e-9);
 	nostack = child(&t, 0, "[no user stack]");
 	assert_non_null(nostack);
 	r = child(&t, nostack - t.v, "[sys] read");
@@ -329,6 +332,23 @@ static void test_svg(void **state)
 	assert_non_null(strstr(text, "t &lt;&amp;&gt;"));
 	assert_non_null(strstr(text, "data-n=\"[sys] write\""));
 	assert_non_null(strstr(text, "kernel: 2.000 ms on-CPU in 10 calls"));
+	/* every user frame's hover text has its self and total share with an interval */
+	assert_int_equal(count(text, ", self "), count(text, ", total "));
+	assert_true(count(text, ", self ") > 0);
+	{
+		struct stats_ci ci;
+		char want[128];
+
+		/* b: a leaf, 5 of the 14 samples and sample-equivalents, self = total */
+		stats_share(5, 14, &ci);
+		snprintf(want, sizeof(want), "b (5.0 samples, self 35.71%% +-%.2f?, total 35.71%% "
+			 "+-%.2f?, ~5.00 ms)", 100 * stats_ci_half(&ci), 100 * stats_ci_half(&ci));
+		assert_true(stats_ci_wide(&ci)); /* 5 of 14: wider than the share, so the ? */
+		assert_non_null(strstr(text, want));
+		/* a: all of its 10 under its children, 0 of its own: an interval wider than 0 */
+		assert_non_null(strstr(text, "a (10.0 samples, self 0.00% +-"));
+		assert_non_null(strstr(strstr(text, "a (10.0 samples, self 0.00% +-"), "?, total"));
+	}
 	/* self-contained: the script is inline, nothing is fetched */
 	assert_int_equal(count(text, "<script"), 1);
 	assert_null(strstr(text, "src="));
@@ -337,6 +357,23 @@ static void test_svg(void **state)
 	assert_non_null(strstr(text, "function zoom("));
 	assert_non_null(strstr(text, "function search("));
 	assert_non_null(strstr(text, "location.hash"));
+	free(text);
+	/* widened by a design factor of 2: b's interval twice Wilson's (away from 0 and 1) */
+	o.ci_factor = 2;
+	f = tmpfile();
+	assert_int_equal(svg_write(f, &t, &o), 0);
+	text = read_all(f, &len);
+	fclose(f);
+	{
+		struct stats_ci ci;
+		char want[128];
+
+		stats_share(5, 14, &ci);
+		stats_share_widen(&ci, 2);
+		snprintf(want, sizeof(want), "b (5.0 samples, self 35.71%% +-%.2f?,",
+			 100 * stats_ci_half(&ci));
+		assert_non_null(strstr(text, want));
+	}
 	free(text);
 	flame_free(&t);
 	sprof_free(&sp);
@@ -667,6 +704,32 @@ static void test_runs_merge(void **state)
 	assert_int_equal(fv->rows[0].self, 7);
 	assert_string_equal(fv->rows[2].name, "a");
 	assert_int_equal(fv->rows[2].total, 14);
+	/*
+	 * Each run a batch: b's self share, 5, 0 and 2 of 11, swings far beyond its binomial noise:
+	 * t(2) 4.303 on the spread of the runs, wider than Wilson on the 33 samples together.
+	 */
+	{
+		const struct report_rounds *rr = &out.phases[0].rounds;
+		struct stats_ci w;
+
+		assert_true(rr->runs);
+		assert_int_equal(rr->batches, 3);
+		assert_int_equal(rr->v[1].oncpu_ns, 12000000);
+		assert_int_equal(rr->v[2].samples, 11);
+		stats_share(7, 33, &w);
+		assert_true(rr->from_rounds[FOLD_BY_FUNCTION][0][0]);
+		assert_true(stats_ci_half(&rr->ci[FOLD_BY_FUNCTION][0][0]) > 2 * stats_ci_half(&w));
+		assert_true(fabs(rr->ci[FOLD_BY_FUNCTION][0][0].value - 7.0 / 33) < 1e-12);
+		assert_true(rr->design > 1);
+		/* 10, 12, 11 ms for 1000 commands each: 11 us +- t(2) sqrt(1e12 / 3) / 1000 ns */
+		assert_true(rr->cpu_per_cmd.valid);
+		assert_true(fabs(rr->cpu_per_cmd.value - 11000) < 1e-6);
+		assert_true(fabs(stats_ci_half(&rr->cpu_per_cmd) -
+				 stats_t975(2) * sqrt(1e12 / 3) / 1000) < 1e-6);
+		/* the report prints the runs' interval for b */
+		report_share_ci(&out.phases[0], FOLD_BY_FUNCTION, 0, false, &w);
+		assert_true(fabs(w.hi - rr->ci[FOLD_BY_FUNCTION][0][0].hi) < 1e-12);
+	}
 	/* phases that differ do not merge */
 	in[2].phases[1].id = 7;
 	{
@@ -680,6 +743,16 @@ static void test_runs_merge(void **state)
 		free(out.phases[0].fold.by[by].rows);
 	}
 	free(out.phases[0].fold.dsos);
+	for (int i = 0; i < out.nphases; i++) {
+		struct report_rounds *rr = &out.phases[i].rounds;
+
+		free(rr->v);
+		for (int by = 0; by < FOLD_BY__COUNT; by++)
+			for (int t = 0; t < 2; t++) {
+				free(rr->ci[by][t]);
+				free(rr->from_rounds[by][t]);
+			}
+	}
 	free(rs);
 }
 

@@ -262,6 +262,53 @@ static void test_decide(void **state)
 	tables_free(&ts);
 }
 
+/*
+ * The design factor from a phase's batches: 1 when they agree (Wilson is the wider for every
+ * row); far above 1 when the top rows swing between batches (60/30/10, then 30/60/10), where the
+ * batches' interval must be wider than Wilson's: by hand, +-27.6 points against +-1.5 for the
+ * two rows at 45%, so about 16 over the three rows.
+ */
+static void test_design_factor(void **state)
+{
+	const uint64_t r1[] = { 600, 300, 100 }, r2[] = { 300, 600, 100 };
+	struct tables ts = { 0 };
+	struct stats_ci ci[3], w;
+	double wide = 0, wilson = 0;
+
+	(void)state;
+	tables_add_round(&ts, r1, 3);
+	tables_add_round(&ts, r1, 3);
+	assert_int_equal(rounds_rows_ci(ts.cum, 2, FOLD_BY_FUNCTION, false, ci, NULL), 0);
+	NEAR(rounds_design_factor(&ts.t[1].by[FOLD_BY_FUNCTION], ts.t[1].samples, ci, ROUNDS_TOP),
+	     1, 1e-12);
+	/* no batch intervals: 1 */
+	NEAR(rounds_design_factor(&ts.t[1].by[FOLD_BY_FUNCTION], ts.t[1].samples, NULL,
+				  ROUNDS_TOP), 1, 1e-12);
+	tables_free(&ts);
+	for (int j = 0; j < 4; j++)
+		tables_add_round(&ts, j % 2 ? r2 : r1, 3);
+	assert_int_equal(rounds_rows_ci(ts.cum, 4, FOLD_BY_FUNCTION, false, ci, NULL), 0);
+	/* residuals +-150 of 1000: se sqrt(90000 / 3 / 4) / 1000, times t(3) 3.182 */
+	NEAR(stats_ci_half(&ci[0]), stats_t975(3) * sqrt(7500) / 1000, 1e-9);
+	stats_share(1800, 4000, &w);
+	assert_true(stats_ci_half(&ci[0]) > 10 * stats_ci_half(&w));
+	for (int i = 0; i < 3; i++) {
+		const struct fold_row *row = &ts.t[3].by[FOLD_BY_FUNCTION].rows[i];
+
+		stats_share(row->self, 4000, &w);
+		wide += stats_ci_half(&ci[i]) * stats_ci_half(&ci[i]);
+		wilson += stats_ci_half(&w) * stats_ci_half(&w);
+	}
+	NEAR(rounds_design_factor(&ts.t[3].by[FOLD_BY_FUNCTION], 4000, ci, ROUNDS_TOP),
+	     sqrt(wide / wilson), 1e-9);
+	assert_true(rounds_design_factor(&ts.t[3].by[FOLD_BY_FUNCTION], 4000, ci, ROUNDS_TOP) > 15);
+	/* the top row alone */
+	stats_share(1800, 4000, &w);
+	NEAR(rounds_design_factor(&ts.t[3].by[FOLD_BY_FUNCTION], 4000, ci, 1),
+	     stats_ci_half(&ci[0]) / stats_ci_half(&w), 1e-9);
+	tables_free(&ts);
+}
+
 /* Row counts per round come back from the cumulative tables, also for a row that appears late. */
 static void test_row_counts(void **state)
 {
@@ -460,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_share_ci_disagreeing_rounds),
 		cmocka_unit_test(test_share_ci_coverage),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_design_factor),
 		cmocka_unit_test(test_row_counts),
 		cmocka_unit_test(test_homogeneity),
 		cmocka_unit_test(test_homogeneity_small),

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,37 @@ static void test_path_rows(void **state)
 	sc_data__free(&d);
 }
 
+/*
+ * A row's us/cmd interval: its exact value, each side of the share's interval times the phase's
+ * on-CPU / runs.  20% of the samples of a 100 ms phase, 1000 runs, 19 ms exact: 19 us per
+ * command, give or take the share's width times 100 us.
+ */
+static void test_cpu_per_cmd_ci(void **state)
+{
+	struct sc_row row = { .samples = 20, .runs = 1000, .cpu_ns = 19000000 };
+	struct stats_ci share, us;
+
+	(void)state;
+	stats_share(20, 100, &share);
+	sc_cpu_per_cmd_ci(&row, &share, 100000000, &us);
+	assert_true(us.valid);
+	assert_true(fabs(us.value - 19000) < 1e-9);
+	assert_true(fabs(us.lo - (19000 - (0.2 - share.lo) * 1e5)) < 1e-6);
+	assert_true(fabs(us.hi - (19000 + (share.hi - 0.2) * 1e5)) < 1e-6);
+	assert_false(stats_ci_wide(&us));
+	/* 2 of 10 samples, 5 us exact: the interval is wider than the value, and lo stops at 0 */
+	row.cpu_ns = 5000000;
+	stats_share(2, 10, &share);
+	sc_cpu_per_cmd_ci(&row, &share, 100000000, &us);
+	assert_true(us.valid);
+	assert_true(us.lo == 0);
+	assert_true(stats_ci_wide(&us));
+	/* no runs (not exact): no interval */
+	row.runs = 0;
+	sc_cpu_per_cmd_ci(&row, &share, 100000000, &us);
+	assert_false(us.valid);
+}
+
 static void test_by_parse(void **state)
 {
 	unsigned int v;
@@ -245,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_command_rows),
 		cmocka_unit_test(test_path_rows),
 		cmocka_unit_test(test_by_parse),
+		cmocka_unit_test(test_cpu_per_cmd_ci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -338,10 +338,47 @@ static void test_unpaired(void **state)
 	assert_true(lo >= 100 && lo <= m && hi >= m && hi <= 107);
 }
 
+/* The design factor on known half-widths, and a Wilson interval widened by it. */
+static void test_design_factor(void **state)
+{
+	const double wide[] = { 0.02, 0.03 }, wilson[] = { 0.01, 0.01 }, narrow[] = { 0.005, 0.01 };
+	struct stats_ci ci, w;
+
+	(void)state;
+	/* sqrt((4 + 9) / (1 + 1)) */
+	NEAR(stats_design_factor(wide, wilson, 2), sqrt(6.5), 1e-12);
+	/* no wider than Wilson, no rows, no Wilson width: 1 */
+	NEAR(stats_design_factor(narrow, wilson, 2), 1, 1e-12);
+	NEAR(stats_design_factor(wilson, wilson, 2), 1, 1e-12);
+	NEAR(stats_design_factor(wide, wilson, 0), 1, 1e-12);
+	NEAR(stats_design_factor(wide, (const double[]){ 0, 0 }, 2), 1, 1e-12);
+	/* 20 of 100 (Wilson 0.1334 .. 0.2888) widened twice: each side doubled */
+	stats_share(20, 100, &w);
+	ci = w;
+	stats_share_widen(&ci, 2);
+	NEAR(ci.value, 0.2, 1e-12);
+	NEAR(ci.lo, 0.2 - 2 * (0.2 - w.lo), 1e-12);
+	NEAR(ci.hi, 0.2 + 2 * (w.hi - 0.2), 1e-12);
+	NEAR(stats_ci_half(&ci), 2 * stats_ci_half(&w), 1e-12);
+	/* kept in [0, 1]; a factor of 1 or less changes nothing */
+	stats_share(1, 100, &ci);
+	stats_share_widen(&ci, 5);
+	NEAR(ci.lo, 0, 1e-12);
+	assert_true(stats_ci_wide(&ci));
+	stats_share(99, 100, &ci);
+	stats_share_widen(&ci, 5);
+	NEAR(ci.hi, 1, 1e-12);
+	ci = w;
+	stats_share_widen(&ci, 0.5);
+	NEAR(ci.lo, w.lo, 1e-12);
+	NEAR(ci.hi, w.hi, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_design_factor),
 		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),
 		cmocka_unit_test(test_median),	      cmocka_unit_test(test_wilcoxon),

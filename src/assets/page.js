@@ -217,6 +217,32 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
   function sysRange(x, ci, d) {
     if (x.ci_from !== 'batches') return x.ci_from === 'once' ? 'once' : '-';
     return ci && ci.length === 2 ? num(ci[0], d) + '\u2013' + num(ci[1], d) : '?';
+
+  }
+
+  /* --by command: the phase's command rows, each share and us/cmd with its 95% interval. */
+  function commandsCard(p, r) {
+    var sc = r.softcode, ph = sc && sc.available && sc.phases.filter(function (q) { return q.id === p.id; })[0];
+    if (!ph || !ph.commands.length) return null;
+    function ciRange(c) { return c ? num(c.lo, 2) + '\u2013' + num(c.hi, 2) : '-'; }
+    var f = p.rounds && p.rounds.design_factor;
+    var from = f > 1 ? 'Wilson \u00d7' + num(f, 2) + ', the phase\'s batch design factor' : 'Wilson';
+    var cols = [
+      { label: 'share %', num: true, get: function (x) { return x.share_pct; }, fmt: function (v) { return num(v, 1); },
+        bar: function (x) { return x.share_pct; } },
+      { label: 'share 95%', get: function (x) { return range(x.share_ci_pct); }, cls: function (x) { return 'nw ci' + (x.share_ci_wide ? ' wide' : ''); },
+        title: '95% interval of the share of the samples (' + from + '); grey: wider than the share itself' },
+      { label: 'samples', num: true, get: function (x) { return x.samples; } }];
+    if (sc.exact)
+      cols.push({ label: 'cmds', num: true, get: function (x) { return x.runs; } },
+        { label: 'us/cmd', num: true, get: function (x) { return x.cpu_per_cmd_us ? x.cpu_per_cmd_us.value : null; },
+          fmt: function (v) { return num(v, 2); }, title: 'exact on-CPU per command (task clock, scaled to the kernel\'s runtime)' },
+        { label: 'us/cmd 95%', get: function (x) { return ciRange(x.cpu_per_cmd_us); },
+          cls: function (x) { return 'nw ci' + (x.cpu_per_cmd_us && x.cpu_per_cmd_us.wide ? ' wide' : ''); },
+          title: 'the samples\' 95% interval of the CPU per command: the share\'s interval x the phase\'s on-CPU / cmds, around the exact value; grey: wider than the value' });
+    cols.push({ label: 'command', get: function (x) { return x.command; } });
+    return card('By command', (sc.exact ? 'exact on-CPU per command; ' : '') + 'intervals: ' + from,
+      [scroll(table(cols, ph.commands, { cls: 'cmds' }))]);
   }
 
   function ledgerCard(p, r) {
@@ -428,6 +454,8 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           'on-CPU ' + ms(p.oncpu_ns) + ' ms \u00b7 ' + p.samples + ' samples' }),
         phaseLinks(names, i, own)])));
       sec.appendChild(el('div', { cls: 'grid2 row2' }, [functionsCard(p, r), ledgerCard(p, r)]));
+      var cc = commandsCard(p, r);
+      if (cc) sec.appendChild(cc);
       sec.appendChild(card('Flame graph', 'user samples plus the ledger\'s kernel time as [sys] frames (blue)',
         [flame(p.name)]));
       sec.appendChild(accountingCard(p, r));

@@ -47,6 +47,8 @@ du -b "$d1"/* | sed 's|'"$d1"'/||' | awk '{printf "  %-22s %8d bytes\n", $2, $1}
 
 # folded stacks round-trip against the report's function tables
 node "$here/check_artifacts.js" folded "$d1" || fail "folded stacks do not match the report"
+# the flame graphs' hover texts: self and total with intervals, widened as report.json says
+node "$here/check_artifacts.js" tooltips "$d1" || fail "flame graph tooltips disagree with report.json"
 
 # report.json against the repo's schema; the validator must also reject a broken copy
 validate doc/report.schema.json "$d1/report.json" || fail "report.json does not validate"
@@ -122,6 +124,9 @@ for p in boot create attrwrite dump attrread idle dispatch softcode_arith softco
 		"$tmp/spread" || fail "no spread row for $p"
 done
 node "$here/check_artifacts.js" spread "$d3" 3 || fail "report.json lacks the spread"
+grep -q '^rounds over the runs: each run is one batch' "$tmp/three.out" ||
+	fail "no rounds table over the runs"
+grep -Eq '^softcode_list +[0-9]+ +3 +[0-9]+ ' "$tmp/three.out" || fail "softcode_list's rounds row lacks its 3 runs"
 validate doc/report.schema.json "$d3/report.json" || fail "--runs report.json does not validate"
 node "$here/check_artifacts.js" folded "$d3" || fail "merged folded stacks do not match"
 "$muxbpf" diff "$d3" "$d3" >"$tmp/self3.diff" || fail "diff of --runs 3 against itself exited $?"

@@ -3,6 +3,8 @@
 //   node check_artifacts.js totals DIR        "SAMPLES CPU_MS": what pprof must total
 //   node check_artifacts.js phase DIR NAME    "SAMPLES": one phase's folded samples
 //   node check_artifacts.js spread DIR N      every phase carries the spread of N runs
+//   node check_artifacts.js tooltips DIR      every frame's hover shares and intervals against
+//                                             report.json's design factor
 //   node check_artifacts.js pick SVG          a frame id to click: depth >= 2, 5%..90% wide
 //   node check_artifacts.js zoomed DOM ID     the dumped DOM shows ID zoomed to full width
 'use strict';
@@ -65,6 +67,7 @@ if (cmd === 'folded') {
 	console.log(foldedCounts(path.join(a, b + '.folded')).sum);
 } else if (cmd === 'spread') {
 	const r = report(a);
+	let runsRows = 0;
 	if (r.runs !== Number(b)) die(`report.json says runs ${r.runs}, expected ${b}`);
 	for (const p of r.phases) {
 		if (!p.spread || p.spread.runs !== Number(b) || p.spread.per_run.length !== Number(b))
@@ -72,8 +75,74 @@ if (cmd === 'folded') {
 		const s = p.spread.oncpu_ns;
 		if (!(s.min <= s.median && s.median <= s.max)) die(`${p.name}: min/median/max out of order`);
 		if (p.oncpu_ns !== Math.round(s.median)) die(`${p.name}: the table's on-CPU is not the median`);
+		if (!p.measured) continue;
+		// the runs are the merged phase's batches: its intervals at least Wilson's
+		const ro = p.rounds;
+		if (!ro || ro.batches_of !== 'runs' || ro.batches !== Number(b) || ro.per_batch.length !== Number(b))
+			die(`${p.name}: rounds ${JSON.stringify(ro && { batches_of: ro.batches_of, batches: ro.batches })}, ` +
+			    `expected the ${b} runs as batches`);
+		if (ro.per_batch.reduce((t, x) => t + x.samples, 0) !== p.functions.samples)
+			die(`${p.name}: the runs' samples do not add up to the merged ${p.functions.samples}`);
+		if (p.commands && !ro.cpu_per_cmd_us) die(`${p.name}: no CPU per command interval over the runs`);
+		for (const row of p.functions.rows) {
+			const [lo, hi] = row.self_ci_pct, n = p.functions.samples, q = row.self / n, z = 1.959963984540054;
+			const h = 100 * z * Math.sqrt(q * (1 - q) / n + z * z / (4 * n * n)) / (1 + z * z / n);
+			// an interval cut at 0 or 100 is narrower than its half-width says: not compared
+			const cut = lo < 1e-9 || hi > 100 - 1e-9;
+			const bad = row.self_ci_from === 'rounds' ? hi - lo < 2 * h - 1e-6 : Math.abs((hi - lo) / 2 - h) > 1e-6;
+			if (bad && !cut)
+				die(`${p.name}: ${row.name}: self interval [${lo}, ${hi}] (${row.self_ci_from}) against Wilson +-${h}`);
+			runsRows += row.self_ci_from === 'rounds';
+		}
 	}
-	console.log(`spread: every phase of ${r.phases.length} has ${b} runs`);
+	console.log(`spread: every phase of ${r.phases.length} has ${b} runs; ${runsRows} self intervals from the runs`);
+} else if (cmd === 'tooltips') {
+	// Wilson's interval as stats.c computes it, widened about the share by the phase's factor
+	const half = (k, n, f) => {
+		const z = 1.959963984540054, p = k / n, d = 1 + z * z / n;
+		const c = (p + z * z / (2 * n)) / d, h = z * Math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+		let lo = Math.max(0, c - h), hi = Math.min(1, c + h);
+		if (f > 1) {
+			lo = Math.max(0, p - (p - lo) * f);
+			hi = Math.min(1, p + (hi - p) * f);
+		}
+		return { half: 100 * (hi - lo) / 2, wide: hi - lo > p };
+	};
+	// a frame's value is printed to 0.1 and rounded to a whole count for Wilson (kernel time
+	// adds sample-equivalents): either neighbour of the printed value may be the count
+	const matches = (v, n, f, want, mark) => [Math.floor(v), Math.ceil(v)].some((k) => {
+		const h = half(k, n, f);
+		return Math.abs(want - h.half) <= 0.006 && (mark === '?') === h.wide;
+	});
+	const re = /<title>[^<]*? \(([\d.]+) samples, self ([\d.]+)% \+-([\d.]+)(\??), total ([\d.]+)% \+-([\d.]+)(\??)[,)]/g;
+	let frames = 0, widened = 0, marked = 0;
+	for (const p of report(a).phases) {
+		const file = path.join(a, p.name + '.svg');
+		if (!fs.existsSync(file)) continue;
+		const svg = fs.readFileSync(file, 'utf8');
+		const total = Number(/data-total="([\d.]+)"/.exec(svg)[1]);
+		const f = p.rounds && p.rounds.design_factor !== null ? p.rounds.design_factor : 1;
+		if (f < 1) die(`${p.name}: design factor ${f} below 1`);
+		if (!svg.includes(f > 1 ? `Wilson x${f.toFixed(2)}` : 'shares +- 95%: Wilson'))
+			die(`${p.name}: the subtitle does not name the intervals' source (factor ${f})`);
+		let m, n = 0;
+		while ((m = re.exec(svg))) {
+			const v = Number(m[1]), all = Math.round(total);
+			if (Math.abs(Number(m[5]) - 100 * v / total) > 0.006 + 5 / total)
+				die(`${p.name}: total ${m[5]}% for ${v} of ${total}`);
+			if (!matches(v, all, f, Number(m[6]), m[7]))
+				die(`${p.name}: total ${m[5]}% +-${m[6]}${m[7]} for ${v} of ${all}: not Wilson x${f}`);
+			if (Number(m[2]) > Number(m[5]) + 1e-9) die(`${p.name}: self ${m[2]}% above total ${m[5]}%`);
+			marked += m[4] === '?';
+			n++;
+		}
+		if (p.functions.samples && !n) die(`${p.name}: no frame with self and total intervals`);
+		frames += n;
+		widened += f > 1 ? n : 0;
+	}
+	if (!frames) die('no tooltips checked');
+	console.log(`tooltips: ${frames} frames' self and total intervals, ${widened} widened by their ` +
+		`phase's design factor, ${marked} self shares marked ?`);
 } else if (cmd === 'pick') {
 	const svg = fs.readFileSync(a, 'utf8');
 	const re = /<g class="f" id="(f\d+)" data-x="([\d.]+)" data-w="([\d.]+)" data-d="(\d+)"/g;

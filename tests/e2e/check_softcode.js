@@ -59,6 +59,39 @@ for (const { cmd, m, alone } of rows) {
 		errors.push(`$${cmd} is not cheaper than the command before it in slow > ufn > fast`);
 	prev = per;
 }
+// every command row's us/cmd interval: around the exact value, each side the share's interval
+// times the phase's on-CPU / runs (lo kept at 0), widened where report.json's design factor says
+let intervals = 0;
+for (const sp of sc.phases) {
+	const ph = r.phases.find((p) => p.id === sp.id);
+	const f = ph.rounds && ph.rounds.design_factor !== null ? ph.rounds.design_factor : 1;
+	for (const c of sp.commands) {
+		const [slo, shi] = c.share_ci_pct, us = c.cpu_per_cmd_us, tag = `${sp.name}: ${c.command}`;
+		if (c.share_ci_from !== (f > 1 ? 'batches' : 'wilson'))
+			errors.push(`${tag}: share_ci_from ${c.share_ci_from} with a design factor of ${f}`);
+		if (!(slo <= c.share_pct + 1e-9 && c.share_pct <= shi + 1e-9))
+			errors.push(`${tag}: share ${c.share_pct}% outside [${slo}, ${shi}]`);
+		if (!c.runs !== !us) {
+			errors.push(`${tag}: ${c.runs} runs, cpu_per_cmd_us ${JSON.stringify(us)}`);
+			continue;
+		}
+		if (!us)
+			continue;
+		const per = ph.oncpu_ns / 1e3 / c.runs / 100, eps = 1e-6 * Math.max(1, us.value);
+		if (Math.abs(us.value - c.cpu_ns / 1e3 / c.runs) > eps)
+			errors.push(`${tag}: us/cmd ${us.value}, cpu_ns / runs ${c.cpu_ns / 1e3 / c.runs}`);
+		if (Math.abs(us.hi - us.value - (shi - c.share_pct) * per) > 1e-3 * Math.max(1, us.value))
+			errors.push(`${tag}: us/cmd hi ${us.hi} is not the share's upper side x on-CPU / runs`);
+		if (Math.abs(us.lo - Math.max(0, us.value - (c.share_pct - slo) * per)) > 1e-3 * Math.max(1, us.value))
+			errors.push(`${tag}: us/cmd lo ${us.lo} is not the share's lower side x on-CPU / runs`);
+		if (us.wide !== us.hi - us.lo > us.value)
+			errors.push(`${tag}: us/cmd [${us.lo}, ${us.hi}] wide ${us.wide}`);
+		intervals++;
+	}
+}
+if (!intervals)
+	errors.push('no command row with a us/cmd interval');
+out.push(`${intervals} us/cmd intervals consistent with their shares`);
 const paths = scphase('mixed').softcode.map((p) => p.path);
 if (!paths.some((p) => /^SoftObj\(#\d+\)\/CMD_UFN > HeavyObj\(#\d+\)\/FN_HEAVY$/.test(p)))
 	errors.push(`no "SoftObj(#N)/CMD_UFN > HeavyObj(#M)/FN_HEAVY" in mixed's softcode paths: ${JSON.stringify(paths)}`);
