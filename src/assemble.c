@@ -114,11 +114,47 @@ static int fill_sys_ci(struct report_phase *rp, const struct window *w, unsigned
 }
 
 /*
+ * --by command: the phase's command rows at each batch's end, from the marks' softcode counts
+ * (the command labels are the final collection's: ids do not change) and the report's own.
+ * Nothing unless every mark has its counts.
+ */
+static int fill_command_batches(struct report_rounds *rr, const struct report_phase *rp,
+				const struct window *w, const struct sc_data *d, unsigned int n)
+{
+	if (!d || !d->valid)
+		return 0;
+	for (unsigned int j = 0; j + 1 < n; j++)
+		if (!w->marks[j].sc.valid)
+			return 0;
+	rr->sc_cum = calloc(n, sizeof(*rr->sc_cum));
+	if (!rr->sc_cum)
+		return -ENOMEM;
+	rr->nsc = (int)n;
+	for (unsigned int j = 0; j < n; j++) {
+		struct sc_data at = *d;
+		int err;
+
+		if (j + 1 < n) {
+			at.counts = w->marks[j].sc.counts;
+			at.ncounts = w->marks[j].sc.ncounts;
+			at.times = w->marks[j].sc.times;
+			at.ntimes = w->marks[j].sc.ntimes;
+		}
+		err = sc_command_rows(&at, rp->id, j + 1 < n ? w->marks[j].oncpu_ns : rp->oncpu_ns,
+				      &rr->sc_cum[j]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * A window's rounds: the batches of rounds from its marks (the last batch ends at the window's
  * end, so the batches add up to the phase's figures), and each row's interval from the spread
  * between them.  A mark holds the fold at its batch's end; the last batch's is the report's.
  */
-static int fill_rounds(struct report *r, struct report_phase *rp, const struct window *w)
+static int fill_rounds(struct report *r, struct report_phase *rp, const struct window *w,
+		       const struct sc_data *sc)
 {
 	struct report_rounds *rr = &rp->rounds;
 	const struct fold_table *cum[ROUNDS_MAX + 1];
@@ -175,6 +211,8 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 	if (!err)
 		rr->design = rounds_design_factor(&rp->fold.by[r->rule_by], rp->fold.samples,
 						  rr->ci[r->rule_by][0], ROUNDS_TOP);
+	if (!err && (r->by & FOLD_VIEW_COMMAND))
+		err = fill_command_batches(rr, rp, w, sc, n);
 	return err;
 }
 
@@ -189,7 +227,8 @@ static int fold_all(struct report *r, const struct run *run, const struct mb_res
 		if (err)
 			return err;
 		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
-		if (rp->measured && (err = fill_rounds(r, rp, &run->windows[i])))
+		if (rp->measured &&
+		    (err = fill_rounds(r, rp, &run->windows[i], &run->softcode)))
 			return err;
 	}
 	/* leaf DSOs over the whole run: the report's symbols section */
@@ -424,6 +463,9 @@ void report_free(struct report *r)
 		fold_table__free(&p->fold);
 		free(p->rounds.v);
 		free(p->rounds.sys);
+		for (int j = 0; j < p->rounds.nsc; j++)
+			sc_rows__free(&p->rounds.sc_cum[j]);
+		free(p->rounds.sc_cum);
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);

@@ -31,36 +31,64 @@ static const char *ci_source(const struct report_phase *p, char *buf, size_t siz
 	return buf;
 }
 
-/* A share's interval in report.json: [lo, hi] in percent, wider than the share, and whence. */
-static struct stats_ci json_share_ci(struct jw *w, const struct report_phase *p, uint64_t k,
-				     uint64_t n)
-{
-	struct stats_ci ci;
-	bool batches = report_sampled_ci(p, k, n, &ci);
+/* A command row's share and us/cmd intervals, and where each comes from. */
+struct cmd_ci {
+	struct stats_ci share, us;
+	bool share_batches; /* the batches widened the share's (design factor or their spread) */
+	bool us_batches;    /* us: the t interval over the batches, not the samples' */
+};
 
-	json_write_ci(w, "share_ci_pct", &ci);
-	jw_kbool(w, "share_ci_wide", stats_ci_wide(&ci));
-	jw_kstr(w, "share_ci_from", batches ? "batches" : "wilson");
-	return ci;
+/*
+ * The phase's batches where its command rows have them (sc_row_batches_ci: the row's own
+ * spread); else Wilson widened by the phase's design factor, and us/cmd the samples' interval
+ * of the exact figure (sc_cpu_per_cmd_ci).
+ */
+static void command_ci(const struct report_phase *p, const struct sc_rows *rows,
+		       const struct sc_row *row, struct cmd_ci *out)
+{
+	const struct report_rounds *rr = &p->rounds;
+	struct stats_ci share, us;
+	bool from;
+
+	out->us_batches = false;
+	out->share_batches = report_sampled_ci(p, row->samples, rows->samples, &out->share);
+	if (rr->sc_cum) {
+		sc_row_batches_ci(rr->sc_cum, rr->nsc, row->label, &share, &from, &us);
+		if (share.valid) {
+			out->share = share;
+			out->share_batches = from;
+		}
+		if (us.valid && row->runs) {
+			out->us = us;
+			out->us_batches = true;
+			return;
+		}
+	}
+	sc_cpu_per_cmd_ci(row, &out->share, p->oncpu_ns, &out->us);
 }
 
-/* A command row's us/cmd with its interval (sc_cpu_per_cmd_ci), null without runs. */
-static void json_cpu_per_cmd(struct jw *w, const struct sc_row *row, const struct stats_ci *share,
-			     uint64_t oncpu_ns)
+/* A share's interval in report.json: [lo, hi] in percent, wider than the share, and whence. */
+static void json_share_ci(struct jw *w, const struct stats_ci *ci, bool batches)
 {
-	struct stats_ci us;
+	json_write_ci(w, "share_ci_pct", ci);
+	jw_kbool(w, "share_ci_wide", stats_ci_wide(ci));
+	jw_kstr(w, "share_ci_from", batches ? "batches" : "wilson");
+}
 
-	sc_cpu_per_cmd_ci(row, share, oncpu_ns, &us);
+/* A command row's us/cmd with its interval (command_ci), null without runs. */
+static void json_cpu_per_cmd(struct jw *w, const struct cmd_ci *c)
+{
 	jw_key(w, "cpu_per_cmd_us");
-	if (!us.valid) {
+	if (!c->us.valid) {
 		jw_null(w);
 		return;
 	}
 	jw_obj(w);
-	jw_knum(w, "value", us.value / 1e3);
-	jw_knum(w, "lo", us.lo / 1e3);
-	jw_knum(w, "hi", us.hi / 1e3);
-	jw_kbool(w, "wide", stats_ci_wide(&us));
+	jw_knum(w, "value", c->us.value / 1e3);
+	jw_knum(w, "lo", c->us.lo / 1e3);
+	jw_knum(w, "hi", c->us.hi / 1e3);
+	jw_kbool(w, "wide", stats_ci_wide(&c->us));
+	jw_kstr(w, "from", c->us_batches ? "batches" : "samples");
 	jw_obj_end(w);
 }
 
@@ -102,16 +130,25 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			   const struct sc_rows *rows)
 {
 	const struct sc_data *d = r->softcode;
+	const char *us_src = "the share's interval x the phase's on-CPU / cmds";
 	char ci[16], cpc[16], src[96];
 
-	ci_source(p, src, sizeof(src));
+	if (p->rounds.sc_cum) {
+		snprintf(src, sizeof(src), "the wider of Wilson and the spread between the phase's %d "
+			 "batches", p->rounds.nsc);
+		us_src = "the t interval of the exact figure over the batches (else the share's "
+			 "interval x the phase's on-CPU / cmds)";
+	} else {
+		ci_source(p, src, sizeof(src));
+	}
 	if (d->exact)
 		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command, plus the "
 			   "%.2f ms between commands shared out per command started, x%.3f to the "
-			   "kernel's runtime; samples user-mode; share and us/cmd +- their 95%% "
-			   "intervals from the samples (%s), ? = wider than the figure):\n"
+			   "kernel's runtime; samples user-mode; share +- its 95%% interval (%s); "
+			   "us/cmd +- %s; ? = wider than the figure):\n"
 			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
-			src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share", "+-", "command");
+			src, us_src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share", "+-",
+			"command");
 	else
 		fprintf(f, "  by command (samples, share +- its 95%% interval (%s), ? = wider than "
 			   "the share; est. ms = the phase's on-CPU x share):\n"
@@ -119,25 +156,25 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			"command");
 	for (size_t i = 0; i < rows->n && (int)i < r->top; i++) {
 		const struct sc_row *row = &rows->v[i];
-		struct stats_ci share, us;
+		struct cmd_ci c;
 
-		report_sampled_ci(p, row->samples, rows->samples, &share);
-		fmt_ci(ci, sizeof(ci), &share);
+		command_ci(p, rows, row, &c);
+		fmt_ci(ci, sizeof(ci), &c.share);
 		if (d->exact) {
-			sc_cpu_per_cmd_ci(row, &share, p->oncpu_ns, &us);
-			if (us.valid)
-				snprintf(cpc, sizeof(cpc), "%.2f%s", stats_ci_half(&us) / 1e3,
-					 stats_ci_wide(&us) ? "?" : "");
+			if (c.us.valid)
+				snprintf(cpc, sizeof(cpc), "%.2f%s", stats_ci_half(&c.us) / 1e3,
+					 stats_ci_wide(&c.us) ? "?" : "");
 			else
 				snprintf(cpc, sizeof(cpc), "-");
 			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8s %8" PRIu64 " %5.1f%% %6s  %s\n",
-				row->cpu_ns / 1e6, row->runs, us.value / 1e3, cpc, row->samples,
+				row->cpu_ns / 1e6, row->runs,
+				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, cpc, row->samples,
 				pct(row->samples, rows->samples), ci, row->label);
 		} else {
 			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
 				pct(row->samples, rows->samples), ci,
-				p->oncpu_ns / 1e6 * share.value, p->oncpu_ns / 1e6 * stats_ci_half(&share),
-				row->label);
+				p->oncpu_ns / 1e6 * pct(row->samples, rows->samples) / 100,
+				p->oncpu_ns / 1e6 * stats_ci_half(&c.share), row->label);
 		}
 	}
 }
@@ -209,14 +246,15 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_arr(w);
 		if (!sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
 			for (size_t j = 0; j < rows.n; j++) {
-				struct stats_ci share;
+				struct cmd_ci c;
 
+				command_ci(p, &rows, &rows.v[j], &c);
 				jw_obj(w);
 				jw_kstr(w, "command", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				share = json_share_ci(w, p, rows.v[j].samples, rows.samples);
-				json_cpu_per_cmd(w, &rows.v[j], &share, p->oncpu_ns);
+				json_share_ci(w, &c.share, c.share_batches);
+				json_cpu_per_cmd(w, &c);
 				jw_ku64(w, "runs", rows.v[j].runs);
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
@@ -230,11 +268,15 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_arr(w);
 		if (!sc_path_rows(d, p->id, &rows)) {
 			for (size_t j = 0; j < rows.n; j++) {
+				struct stats_ci share;
+				bool batches = report_sampled_ci(p, rows.v[j].samples,
+								 rows.samples, &share);
+
 				jw_obj(w);
 				jw_kstr(w, "path", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
 				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, p, rows.v[j].samples, rows.samples);
+				json_share_ci(w, &share, batches);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

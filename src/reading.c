@@ -123,6 +123,7 @@ void run__free(struct run *r)
 		for (unsigned int j = 0; j < r->windows[i].nmarks; j++) {
 			fold_table__free(&r->windows[i].marks[j].fold);
 			free(r->windows[i].marks[j].sys);
+			sc_data__free(&r->windows[i].marks[j].sc);
 		}
 		free(r->windows[i].marks);
 	}

@@ -14,6 +14,8 @@
 #include "rounds.h"
 #include "stats.h"
 
+struct sc_rows;
+
 /* One batch of rounds of a phase whose work repeats (src/rounds.h): the statistics' unit. */
 struct report_round {
 	unsigned int rounds; /* rounds in the batch */
@@ -53,6 +55,10 @@ struct report_rounds {
 	/* the batches' intervals over Wilson's for the top rows (rounds_design_factor): what the
 	 * figures without batches of their own widen Wilson by; 0 without batches */
 	double design;
+	/* --by command: the phase's command rows at each batch's end (cumulative, sc_command_rows;
+	 * the last the report's own), nsc of them; NULL without every batch's softcode counts */
+	struct sc_rows *sc_cum;
+	int nsc;
 	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
 	struct report_sys_ci *sys;   /* per row of ledger.sys, from the batches (else NULL) */
 	bool sys_once;		     /* a window the driver ran without batches: one window */

@@ -39,6 +39,7 @@ struct session {
 	bool released;		      /* netmux was let exec: its death is the target's failure */
 	struct proc_times last_proc; /* the last /proc reading, stands in once netmux is gone */
 	struct symbolizer *sym;	      /* names the rounds' samples (the report's own names) */
+	struct softcode *sc;	      /* --by command's probes and maps, or NULL */
 };
 
 /* Has netmux exited?  Gives a process that just closed its sockets wait_ms to become a zombie. */
@@ -237,6 +238,19 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 }
 
 /*
+ * The softcode counts at the batch just marked (--by command): its command rows get their
+ * intervals from the batches too.  Best effort: a batch without them leaves the rows Wilson's.
+ */
+static void mark_softcode(struct session *s, struct window *w, unsigned int phase)
+{
+	if (!s->sc || !(s->o->by & FOLD_VIEW_COMMAND) || !w->nmarks)
+		return;
+	if (softcode__snapshot(s->sc, phase, &w->marks[w->nmarks - 1].sc))
+		pr_debug("%s: the softcode counts of batch %u were not read", phase_name(phase),
+			 w->nmarks);
+}
+
+/*
  * After each chunk of a window: the progress line, and for a phase whose work does not repeat
  * (one round) a batch mark every ROUNDS_INROUND_BATCH_S, for batch means.  netmux may be answering the
  * next chunk meanwhile: the counts are read as they are (nothing is lost, a sample near the
@@ -256,6 +270,8 @@ static void hook_progress(void *ctx, unsigned int phase, uint64_t done, uint64_t
 	if (mark_batch(s, w, phase, 0, done))
 		pr_warn("%s: failed to read a batch's counters: its intervals are Wilson's",
 			phase_name(phase));
+	else
+		mark_softcode(s, w, phase);
 }
 
 /*
@@ -291,6 +307,7 @@ static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64
 	err = mark_batch(s, w, phase, rounds, commands);
 	if (err)
 		return err;
+	mark_softcode(s, w, phase);
 	m = &w->marks[w->nmarks - 1];
 	for (unsigned int i = 0; i < w->nmarks; i++)
 		cum[i] = &w->marks[i].fold;
@@ -488,7 +505,7 @@ int run_session(const struct opts *o, struct run *r)
 	if (!err && signals_pending())
 		err = -EINTR;
 	if (!err)
-		sc = softcode__start(o, s.prof, r->pid, o->netmux, &sct, &r->softcode);
+		sc = s.sc = softcode__start(o, s.prof, r->pid, o->netmux, &sct, &r->softcode);
 	if (!err) {
 		s.stage = "login";
 		err = drive(&s);
@@ -518,6 +535,7 @@ int run_session(const struct opts *o, struct run *r)
 				 &r->softcode);
 	else
 		softcode__free(sc);
+	s.sc = NULL;
 	stop(&s);
 	symbolizer__free(s.sym);
 	profiler__free(s.prof);

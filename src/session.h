@@ -42,6 +42,7 @@ struct round_mark {
 	struct fold_table fold; /* the window's samples folded into the report's views */
 	struct ledger_sys_row *sys; /* the ledger's syscalls so far, exact (NULL: no ledger) */
 	size_t nsys;
+	struct sc_data sc;	/* --by command: the softcode counts and times (softcode__snapshot) */
 };
 
 struct window {

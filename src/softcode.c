@@ -591,6 +591,67 @@ void softcode__free(struct softcode *sc)
 		__e;                                                                               \
 	})
 
+/* The sample counts of phase (every phase when phase < 0) into d->counts. */
+static int read_counts(struct muxbpf_bpf *skel, long phase, struct sc_data *d)
+{
+	struct muxbpf_sc_sample_key k, *prev = NULL;
+	int fd = bpf_map__fd(skel->maps.sc_samples), err = 0;
+	size_t cap = 0;
+	__u64 v;
+
+	while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+		struct muxbpf_sc_sample_key cur = k;
+
+		prev = &k;
+		if ((phase >= 0 && cur.phase != phase) || bpf_map_lookup_elem(fd, &cur, &v) ||
+		    (err = GROW(d->counts, d->ncounts, cap)))
+			continue;
+		d->counts[d->ncounts].key = cur;
+		d->counts[d->ncounts++].count = v;
+	}
+	return err;
+}
+
+/* Exact mode's times of phase (every phase when phase < 0) into d->times. */
+static int read_times(struct muxbpf_bpf *skel, long phase, struct sc_data *d)
+{
+	struct muxbpf_sc_time_key k, *prev = NULL;
+	int fd = bpf_map__fd(skel->maps.sc_times), err = 0;
+	struct muxbpf_sc_time_val v;
+	size_t cap = 0;
+
+	while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
+		struct muxbpf_sc_time_key cur = k;
+
+		prev = &k;
+		if ((phase >= 0 && cur.phase != phase) || bpf_map_lookup_elem(fd, &cur, &v) ||
+		    (err = GROW(d->times, d->ntimes, cap)))
+			continue;
+		d->times[d->ntimes].key = cur;
+		d->times[d->ntimes++].val = v;
+	}
+	return err;
+}
+
+int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *snap)
+{
+	int err;
+
+	memset(snap, 0, sizeof(*snap));
+	if (!sc)
+		return -ENOENT;
+	err = read_counts(sc->skel, phase, snap);
+	if (!err && sc->exact)
+		err = read_times(sc->skel, phase, snap);
+	if (err) {
+		sc_data__free(snap);
+		return err;
+	}
+	snap->valid = true;
+	snap->exact = sc->exact;
+	return 0;
+}
+
 int softcode__collect(struct softcode *sc, struct sc_data *d)
 {
 	struct muxbpf_bpf *skel = sc->skel;
@@ -661,40 +722,10 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 			d->npaths++;
 		}
 	}
-	{
-		struct muxbpf_sc_sample_key k, *prev = NULL;
-		__u64 v;
-
-		fd = bpf_map__fd(skel->maps.sc_samples);
-		cap = 0;
-		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-			struct muxbpf_sc_sample_key cur = k;
-
-			prev = &k;
-			if (bpf_map_lookup_elem(fd, &cur, &v) ||
-			    (err = GROW(d->counts, d->ncounts, cap)))
-				continue;
-			d->counts[d->ncounts].key = cur;
-			d->counts[d->ncounts++].count = v;
-		}
-	}
-	{
-		struct muxbpf_sc_time_key k, *prev = NULL;
-		struct muxbpf_sc_time_val v;
-
-		fd = bpf_map__fd(skel->maps.sc_times);
-		cap = 0;
-		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-			struct muxbpf_sc_time_key cur = k;
-
-			prev = &k;
-			if (bpf_map_lookup_elem(fd, &cur, &v) ||
-			    (err = GROW(d->times, d->ntimes, cap)))
-				continue;
-			d->times[d->ntimes].key = cur;
-			d->times[d->ntimes++].val = v;
-		}
-	}
+	if (!err)
+		err = read_counts(skel, -1, d);
+	if (!err)
+		err = read_times(skel, -1, d);
 	if (err) {
 		pr_err("failed to read the softcode maps: %s", strerror(-err));
 		sc_data__free(d);

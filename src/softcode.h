@@ -120,6 +120,11 @@ struct sc_data {
 /* Read the maps (the profiler still attached).  0 or -errno. */
 int softcode__collect(struct softcode *sc, struct sc_data *d);
 /*
+ * A batch's mark: phase's sample counts and (exact mode) times as they are now, cumulative,
+ * into snap (counts and times only; free with sc_data__free).  0 or -errno.
+ */
+int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *snap);
+/*
  * Name the dbrefs and $-commands the data mentions: through a wizard login on 127.0.0.1:port
  * (port > 0; login is "connect NAME PASSWORD"), else netmux's memory (pid > 0, db from DWARF),
  * else #N.  Then label every command and frame.  Best effort: returns nothing.
@@ -184,6 +189,16 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
  */
 void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, uint64_t oncpu_ns,
 		       struct stats_ci *out);
+/*
+ * Row label's intervals from the phase's batches, cum[0..nb) its command rows at each batch's
+ * end (cumulative; the last the report's own).  share: the wider of Wilson and the t interval
+ * of its share between the batches (rounds_share_ci; *from: the batches' was the wider).  us:
+ * ns per command, the t interval of its exact CPU over its runs between the batches (the ratio
+ * of sums, centred on the report's cpu_ns / runs); invalid without runs in 2 batches.  nb < 2:
+ * both invalid.
+ */
+void sc_row_batches_ci(const struct sc_rows *cum, int nb, const char *label,
+		       struct stats_ci *share, bool *from, struct stats_ci *us);
 /* Rows of phase by softcode path ("CMD > FN > FN"); samples only.  0 or -ENOMEM. */
 int sc_path_rows(const struct sc_data *d, unsigned int phase, struct sc_rows *out);
 void sc_rows__free(struct sc_rows *r);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rounds.h"
 #include "softcode.h"
 
 void sc_verb(const char *text, char *buf, size_t size)
@@ -314,6 +315,48 @@ void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, u
 	out->lo = lo < 0 ? 0 : lo;
 	out->hi = out->value + (share->hi - share->value) * per;
 	out->valid = true;
+}
+
+static const struct sc_row *row_find(const struct sc_rows *r, const char *label)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].label, label))
+			return &r->v[i];
+	return NULL;
+}
+
+void sc_row_batches_ci(const struct sc_rows *cum, int nb, const char *label,
+		       struct stats_ci *share, bool *from, struct stats_ci *us)
+{
+	uint64_t k[ROUNDS_MAX + 1], n[ROUNDS_MAX + 1];
+	double cpu[ROUNDS_MAX + 1], runs[ROUNDS_MAX + 1];
+	uint64_t pk = 0, pn = 0, pr = 0, got = 0;
+	double pc = 0;
+
+	*share = *us = (struct stats_ci){ 0 };
+	*from = false;
+	if (nb < 2 || nb > ROUNDS_MAX + 1)
+		return;
+	for (int j = 0; j < nb; j++) {
+		const struct sc_row *row = row_find(&cum[j], label);
+		uint64_t ck = row ? row->samples : 0, cr = row ? row->runs : 0;
+		uint64_t cn = cum[j].samples;
+		double cc = row ? (double)row->cpu_ns : 0;
+
+		/* cumulative counts only grow; the CPU is scaled per table, so a batch's may not */
+		k[j] = ck > pk ? ck - pk : 0;
+		n[j] = cn > pn ? cn - pn : 0;
+		runs[j] = cr > pr ? (double)(cr - pr) : 0;
+		cpu[j] = cc - pc;
+		got += runs[j] > 0;
+		pk = ck > pk ? ck : pk;
+		pn = cn > pn ? cn : pn;
+		pr = cr > pr ? cr : pr;
+		pc = cc;
+	}
+	rounds_share_ci(k, n, nb, share, from);
+	if (got >= 2)
+		stats_ratio_rounds(cpu, runs, nb, us);
 }
 
 int sc_sample_frames(const struct sc_data *d, const struct muxbpf_sc_sample_key *k,

@@ -256,6 +256,44 @@ static void test_cpu_per_cmd_ci(void **state)
 	assert_false(us.valid);
 }
 
+/*
+ * A command row's intervals from the phase's batches: 10, 20 and 10 of 100 samples, and 10, 20
+ * and 10 us per command in 100 runs each.  Its share swings far beyond Wilson's on 40 of 300;
+ * by hand the ratio of sums is 13.33 us, its residuals -1/3, +2/3, -1/3 ms, so +- t(2) 4.303 x
+ * sqrt(2/3 ms^2 / 2 / 3) / 100.
+ */
+static void test_row_batches_ci(void **state)
+{
+	struct sc_row x[3] = { { .label = "x", .samples = 10, .runs = 100, .cpu_ns = 1000000 },
+			       { .label = "x", .samples = 30, .runs = 200, .cpu_ns = 3000000 },
+			       { .label = "x", .samples = 40, .runs = 300, .cpu_ns = 4000000 } };
+	struct sc_rows cum[3];
+	struct stats_ci share, us, w;
+	bool from;
+
+	(void)state;
+	for (int j = 0; j < 3; j++)
+		cum[j] = (struct sc_rows){ .v = &x[j], .n = 1, .samples = 100 * (j + 1) };
+	sc_row_batches_ci(cum, 3, "x", &share, &from, &us);
+	stats_share(40, 300, &w);
+	assert_true(share.valid && from);
+	assert_true(fabs(share.value - 40.0 / 300) < 1e-12);
+	assert_true(share.hi - share.value > 3 * (w.hi - w.value));
+	/* the lower side stops at 0: the upper one has the t half-width */
+	assert_true(share.lo == 0);
+	assert_true(fabs(share.hi - share.value - stats_t975(2) * sqrt(200.0 / 3 / 6) / 100) < 1e-9);
+	assert_true(us.valid);
+	assert_true(fabs(us.value - 4000000.0 / 300) < 1e-6);
+	assert_true(fabs(stats_ci_half(&us) - stats_t975(2) * sqrt(2e12 / 3 / 6) / 100) < 1e-3);
+	/* a row in no batch: no share to speak of, no runs */
+	sc_row_batches_ci(cum, 3, "nothing", &share, &from, &us);
+	assert_false(us.valid);
+	assert_false(from);
+	/* one batch: nothing from batches */
+	sc_row_batches_ci(cum, 1, "x", &share, &from, &us);
+	assert_false(share.valid || us.valid);
+}
+
 static void test_by_parse(void **state)
 {
 	unsigned int v;
@@ -278,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_path_rows),
 		cmocka_unit_test(test_by_parse),
 		cmocka_unit_test(test_cpu_per_cmd_ci),
+		cmocka_unit_test(test_row_batches_ci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -217,7 +217,6 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
   function sysRange(x, ci, d) {
     if (x.ci_from !== 'batches') return x.ci_from === 'once' ? 'once' : '-';
     return ci && ci.length === 2 ? num(ci[0], d) + '\u2013' + num(ci[1], d) : '?';
-
   }
 
   /* --by command: the phase's command rows, each share and us/cmd with its 95% interval. */
@@ -226,7 +225,8 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     if (!ph || !ph.commands.length) return null;
     function ciRange(c) { return c ? num(c.lo, 2) + '\u2013' + num(c.hi, 2) : '-'; }
     var f = p.rounds && p.rounds.design_factor;
-    var from = f > 1 ? 'Wilson \u00d7' + num(f, 2) + ', the phase\'s batch design factor' : 'Wilson';
+    var from = p.rounds && p.rounds.batches ? 'the wider of Wilson and the spread between the phase\'s ' + p.rounds.batches + ' batches' :
+      f > 1 ? 'Wilson \u00d7' + num(f, 2) + ', the phase\'s batch design factor' : 'Wilson';
     var cols = [
       { label: 'share %', num: true, get: function (x) { return x.share_pct; }, fmt: function (v) { return num(v, 1); },
         bar: function (x) { return x.share_pct; } },
@@ -239,7 +239,7 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           fmt: function (v) { return num(v, 2); }, title: 'exact on-CPU per command (task clock, scaled to the kernel\'s runtime)' },
         { label: 'us/cmd 95%', get: function (x) { return ciRange(x.cpu_per_cmd_us); },
           cls: function (x) { return 'nw ci' + (x.cpu_per_cmd_us && x.cpu_per_cmd_us.wide ? ' wide' : ''); },
-          title: 'the samples\' 95% interval of the CPU per command: the share\'s interval x the phase\'s on-CPU / cmds, around the exact value; grey: wider than the value' });
+          title: '95% interval of the CPU per command: the t interval over the phase\'s batches (from batches), or the share\'s interval x the phase\'s on-CPU / cmds around the exact value (from samples); grey: wider than the value' });
     cols.push({ label: 'command', get: function (x) { return x.command; } });
     return card('By command', (sc.exact ? 'exact on-CPU per command; ' : '') + 'intervals: ' + from,
       [scroll(table(cols, ph.commands, { cls: 'cmds' }))]);

@@ -64,19 +64,26 @@ for (const { cmd, m, alone } of rows) {
 let intervals = 0;
 for (const sp of sc.phases) {
 	const ph = r.phases.find((p) => p.id === sp.id);
-	const f = ph.rounds && ph.rounds.design_factor !== null ? ph.rounds.design_factor : 1;
-	for (const c of sp.commands) {
+		for (const c of sp.commands) {
 		const [slo, shi] = c.share_ci_pct, us = c.cpu_per_cmd_us, tag = `${sp.name}: ${c.command}`;
-		if (c.share_ci_from !== (f > 1 ? 'batches' : 'wilson'))
-			errors.push(`${tag}: share_ci_from ${c.share_ci_from} with a design factor of ${f}`);
+		if (!(ph.rounds && ph.rounds.batches) && c.share_ci_from !== 'wilson')
+			errors.push(`${tag}: share_ci_from ${c.share_ci_from} in a phase without batches`);
 		if (!(slo <= c.share_pct + 1e-9 && c.share_pct <= shi + 1e-9))
 			errors.push(`${tag}: share ${c.share_pct}% outside [${slo}, ${shi}]`);
-		if (!c.runs !== !us) {
+		// a table without samples has no share interval to give the row's us/cmd one
+		const sampled = sp.commands.some((x) => x.samples > 0);
+		if (!(c.runs && sampled) !== !us && !(us && us.from === 'batches')) {
 			errors.push(`${tag}: ${c.runs} runs, cpu_per_cmd_us ${JSON.stringify(us)}`);
 			continue;
 		}
 		if (!us)
 			continue;
+		if (!(us.lo <= us.value && us.value <= us.hi))
+			errors.push(`${tag}: us/cmd ${us.value} outside [${us.lo}, ${us.hi}]`);
+		if (us.from === 'batches') {
+			intervals++;
+			continue;
+		}
 		const per = ph.oncpu_ns / 1e3 / c.runs / 100, eps = 1e-6 * Math.max(1, us.value);
 		if (Math.abs(us.value - c.cpu_ns / 1e3 / c.runs) > eps)
 			errors.push(`${tag}: us/cmd ${us.value}, cpu_ns / runs ${c.cpu_ns / 1e3 / c.runs}`);

@@ -77,6 +77,35 @@ else
 	echo "note: report.json not validated (no ajv in $out/npm: tests/e2e/artifacts.sh installs it)"
 fi
 
+# --- 1b. a phase in batches: each command row's intervals from the batches' softcode counts -----
+"$muxbpf" --phase dispatch --scale 0.1 --max-phase-seconds 4 --by function,command --exact-commands \
+	--out "$work/batches" -q >"$work/batches.out" 2>"$work/batches.err" ||
+	{ cat "$work/batches.err"; fail "dispatch in batches with --by command: muxbpf exited $?"; }
+node -e '
+const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const p = r.phases.find((q) => q.name === "dispatch"), sp = r.softcode.phases.find((q) => q.name === "dispatch");
+const bad = (m) => { console.log("FAIL: dispatch: " + m); process.exit(1); };
+if (!p.rounds || p.rounds.batches < 2) bad("fewer than 2 batches");
+const rows = sp.commands.filter((c) => c.runs > 0);
+if (!rows.length) bad("no command row with runs");
+for (const c of rows) {
+	const us = c.cpu_per_cmd_us;
+	if (!us || !(us.lo <= us.value && us.value <= us.hi)) bad(`${c.command}: us/cmd ${JSON.stringify(us)}`);
+	if (Math.abs(us.value - c.cpu_ns / 1e3 / c.runs) > 1e-6 * us.value) bad(`${c.command}: us/cmd is not cpu_ns / runs`);
+}
+const b = rows.filter((c) => c.cpu_per_cmd_us.from === "batches");
+if (!b.length) bad("no us/cmd interval from the batches");
+console.log(`batches: ${p.rounds.batches}; ` + b.map((c) => `${c.command} ${c.cpu_per_cmd_us.value.toFixed(2)} ` +
+	`[${c.cpu_per_cmd_us.lo.toFixed(2)}, ${c.cpu_per_cmd_us.hi.toFixed(2)}] us/cmd, share ` +
+	`[${c.share_ci_pct.map((x) => x.toFixed(1)).join(", ")}]% (${c.share_ci_from})`).join("; "));
+' "$work/batches/report.json" || fail "--by command: no intervals from the batches"
+grep -q 'us/cmd +- the t interval of the exact figure over the batches' "$work/batches.out" ||
+	fail "--by command: the text report does not say the intervals come from the batches"
+if [ -d "$out/npm/node_modules/ajv" ]; then
+	node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$work/batches/report.json" ||
+		fail "report.json (batches) does not match doc/report.schema.json"
+fi
+
 # --- 2. attach ----------------------------------------------------------------------------------
 mkfifo "$work/serve.in"
 "$helper" serve <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
