@@ -9,7 +9,9 @@
 # order rotates from round to round.
 # With BASE (git revisions, or overhead binaries built from them, separated by spaces), each one's
 # whole sampler runs in the same rotation: a change's before and after side by side.  STAGES="0:whole" (a
-# subset of the stage list below) builds and runs only those stages.
+# subset of the stage list below) builds and runs only those stages.  BLOCK_MS (overhead's
+# --block-ms, 400 by default) sets how long each sampler block runs: every block starts a fresh
+# profiler, so short blocks weigh first sightings (new stacks, uncached rules) more than a run.
 #   bench/sampler_stages.sh BUILD_DIR [ROUNDS (default 3)] [PHASES (default dispatch,softcode_arith)]
 #                           [BASE]
 # Root; the default target built (make netmux).  It measures; it passes or fails on nothing.
@@ -64,7 +66,8 @@ for b in $base; do
 	make -s -C "$work/src$i" OUTPUT="$work/bbase$i" "$work/bbase$i/bench/overhead" \
 		>"$work/makebase$i.log" 2>&1 || { tail -20 "$work/makebase$i.log"; exit 1; }
 done
-echo "# mb_sample ns per run by stage: $rounds rounds, phases $phases, sampler only, 997 Hz"
+echo "# mb_sample ns per run by stage: $rounds rounds, phases $phases, sampler only, 997 Hz," \
+	"blocks of ${BLOCK_MS:-400} ms"
 [ -n "$base" ] && echo "# base: the whole sampler of each of $base, in the same rotation"
 machine_facts
 echo "# the machine is shared: other work ran beside it"
@@ -76,7 +79,7 @@ for r in $(seq 1 "$rounds"); do
 	for s in $order; do
 		n=${s%%:*}
 		ns=$("$work/b$n/bench/overhead" --rounds 1 --phases "$phases" --configs sampler \
-			--netmux "$netmux" 2>&1 | awk '$2 == "mb_sample" { print $4 }')
+			--block-ms "${BLOCK_MS:-400}" --netmux "$netmux" 2>&1 | awk '$2 == "mb_sample" { print $4 }')
 		echo "$r $n ${ns:-?}" >>"$work/ns"
 	done
 	echo "# round $r done, load $(load1)"
