@@ -2,10 +2,15 @@
 # muxbpf against perf on the same netmux in the same run: `perf record -e cpu-clock:u -F 9973
 # -k CLOCK_MONOTONIC -p PID` is attached to the netmux muxbpf starts, both sample at once, and
 # perf's samples are split into muxbpf's phases by report.json's window_ns.  For each busy phase,
-# muxbpf's top-10 self rows (function view) against perf's share of the same symbol, with
-# muxbpf's 95% interval and the distance in points.  perf names the symbol that holds the
-# address, muxbpf an inlined function as a row of its own, so rows of inlined functions have no
-# perf twin (shown as "-"); perf's own binomial error at ~10x the samples is small beside ours.
+# muxbpf's top-10 self rows against perf's share of the same symbol, with muxbpf's 95% interval
+# and the distance in points.  perf names the symbol that holds the address; muxbpf names an
+# inlined function as a row of its own.  For this comparison muxbpf's rows are folded into perf's
+# view: from profile.pb.gz (`go tool pprof -raw`), each sample's leaf is the function that holds
+# its address (the outermost of the leading frames at the leaf's address, whose inline chain
+# they are).  The interval of a folded row: Wilson at the phase's samples, widened by the phase's
+# design factor (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
+# the report's own rows (inlined functions unfolded, "-" where perf has no twin).  perf's own
+# binomial error at ~10x the samples is small beside ours.
 #   bench/vs_perf.sh BUILD_DIR [SCALE] [RUNS]           (root, perf on PATH; default 1 1)
 set -u
 out=${1:-build}
@@ -44,18 +49,66 @@ for r in $(seq 1 "$runs"); do
 	kill -INT $pp 2>/dev/null
 	wait $pp
 	perf script -i "$d/perf.data" -F time,ip,sym 2>/dev/null >"$d/perf.txt"
+	: >"$d/pprof.txt"
+	command -v go >/dev/null && go tool pprof -raw "$d/profile.pb.gz" >"$d/pprof.txt" 2>/dev/null
 	echo
 	echo "## run $r"
-	python3 - "$d/report.json" "$d/perf.txt" <<'EOF'
+	python3 - "$d/report.json" "$d/perf.txt" "$d/pprof.txt" <<'EOF'
 import json, sys, re, math
 rep = json.load(open(sys.argv[1]))
+
+def folded_leaves(path):
+    """{phase: {physical leaf function: samples}} from `go tool pprof -raw`."""
+    lines = open(path).read().split('\n')
+    loc, out, sec, cur = {}, {}, None, None
+    for l in lines:
+        if l in ('Samples:', 'Locations', 'Mappings'):
+            sec = l
+            continue
+        if sec == 'Locations':
+            # "ID: ADDR M=N NAME FILE:LINE s=0(FULL NAME)"; [sys] frames have no mapping
+            m = re.match(r'\s*(\d+): (0x[0-9a-f]+)(?: M=\d+)? (.*?)(?: \S*:\d+)? s=\d+(?:\((.*)\))?$', l)
+            if m:
+                loc[int(m.group(1))] = (m.group(2), m.group(4) or m.group(3))
+    for l in lines:
+        if l == 'Samples:':
+            sec = 'S'
+            continue
+        if l == 'Locations':
+            break
+        if sec != 'S':
+            continue
+        m = re.match(r'\s*(\d+)\s+\d+: ([\d ]+)$', l)
+        if m:
+            cur = (int(m.group(1)), [int(x) for x in m.group(2).split()])
+            continue
+        m = re.search(r'phase:\[(\w+)\]', l)
+        if m and cur and cur[0] > 0 and 'syscall:' not in l:
+            ids = cur[1]
+            # the leading run of frames at the leaf's address: its inline chain, outermost last
+            k = 0
+            while k + 1 < len(ids) and loc[ids[k + 1]][0] == loc[ids[0]][0] and ids[k + 1] != ids[k]:
+                k += 1
+            ph = out.setdefault(m.group(1), {})
+            name = loc[ids[k]][1]
+            ph[name] = ph.get(name, 0) + cur[0]
+            cur = None
+    return out
+
+def wilson(k, n, z=1.959964):
+    p = k / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return c - h, c + h
+
+folded = folded_leaves(sys.argv[3]) if len(sys.argv) > 3 and open(sys.argv[3]).read() else {}
 samples = []
 for line in open(sys.argv[2]):
     m = re.match(r'\s*(\d+\.\d+):\s+[0-9a-f]+\s+(.*)$', line)
     if m:
         samples.append((float(m.group(1)), m.group(2).strip()))
 def base(name):
-    return re.sub(r'\(.*$', '', name).strip()
+    return re.sub(r'(\(| \[clone).*$', '', name).strip()
 worst = []
 for ph in rep['phases']:
     w = ph.get('window_ns')
@@ -68,9 +121,22 @@ for ph in rep['phases']:
     for s in inside:
         counts[base(s)] = counts.get(base(s), 0) + 1
     f = ph['functions']
-    print(f"{ph['name']}: muxbpf {f['samples']} samples, perf {n} samples")
+    fl = folded.get(ph['name'])
+    rows = f['rows'][:10]
+    view = "report rows, inlined functions unfolded"
+    if fl:
+        tot = sum(fl.values())
+        df = max(1.0, (ph.get('rounds') or {}).get('design_factor') or 1.0)
+        rows = []
+        for name, k in sorted(fl.items(), key=lambda x: -x[1])[:10]:
+            a, b = wilson(k, tot)
+            p = 100.0 * k / tot
+            rows.append({'name': name, 'self_pct': p,
+                         'self_ci_pct': [max(0, p - df * (p - 100 * a)), min(100, p + df * (100 * b - p))]})
+        view = f"inlined frames folded into their caller, design factor {df:.2f}"
+    print(f"{ph['name']}: muxbpf {f['samples']} samples, perf {n} samples ({view})")
     print(f"  {'muxbpf%':>8} {'95% ci':>13} {'perf%':>7} {'dist':>6}  function")
-    for row in f['rows'][:10]:
+    for row in rows:
         lo_ci, hi_ci = row['self_ci_pct']
         pc = counts.get(base(row['name']))
         if n and pc is not None:
