@@ -8,10 +8,11 @@
 # per run of mb_sample, and each stage's cost is the difference from the stage before.  The
 # order rotates from round to round.
 # With BASE (git revisions, or overhead binaries built from them, separated by spaces), each one's
-# whole sampler runs in the same rotation: a change's before and after side by side.  STAGES="0:whole" (a
-# subset of the stage list below) builds and runs only those stages.  BLOCK_MS (overhead's
-# --block-ms, 400 by default) sets how long each sampler block runs: every block starts a fresh
-# profiler, so short blocks weigh first sightings (new stacks, uncached rules) more than a run.
+# whole sampler runs in the same rotation: a change's before and after side by side.
+# STAGES="0:whole" (a subset of the stage list below) builds and runs only those stages.
+# BLOCK_MS (overhead's --block-ms, 400 by default) sets how long each sampler block runs: every
+# block starts a fresh profiler, so short blocks weigh first sightings (new stacks, uncached
+# rules) more than a run.
 #   bench/sampler_stages.sh BUILD_DIR [ROUNDS (default 3)] [PHASES (default dispatch,softcode_arith)]
 #                           [BASE]
 # Root; the default target built (make netmux).  It measures; it passes or fails on nothing.
@@ -32,7 +33,8 @@ trap 'rm -rf "$work"' EXIT
 seed() {
 	mkdir -p "$1"
 	(cd "$out" && tar -cf - --exclude=./tinymux --exclude=./tests --exclude=./bench \
-		--exclude=./test-artifacts --exclude=./npm .) | tar -xf - -C "$1"
+		--exclude=./test-artifacts --exclude=./npm --exclude=./kernels --exclude=./runs .) |
+		tar -xf - -C "$1"
 	rm -f "$1"/bpf/*.o "$1"/*.skel.h
 	for d in "$1"/src/*.d; do
 		[ -f "$d" ] || continue

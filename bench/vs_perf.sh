@@ -67,7 +67,8 @@ def folded_leaves(path):
             continue
         if sec == 'Locations':
             # "ID: ADDR M=N NAME FILE:LINE s=0(FULL NAME)"; [sys] frames have no mapping
-            m = re.match(r'\s*(\d+): (0x[0-9a-f]+)(?: M=\d+)? (.*?)(?: \S*:\d+)? s=\d+(?:\((.*)\))?$', l)
+            m = re.match(r'\s*(\d+): (0x[0-9a-f]+)(?: M=\d+)? (.*?)(?: \S*:\d+)?'
+                         r' s=\d+(?:\((.*)\))?$', l)
             if m:
                 loc[int(m.group(1))] = (m.group(2), m.group(4) or m.group(3))
     for l in lines:
@@ -87,7 +88,8 @@ def folded_leaves(path):
             ids = cur[1]
             # the leading run of frames at the leaf's address: its inline chain, outermost last
             k = 0
-            while k + 1 < len(ids) and loc[ids[k + 1]][0] == loc[ids[0]][0] and ids[k + 1] != ids[k]:
+            while (k + 1 < len(ids) and loc[ids[k + 1]][0] == loc[ids[0]][0]
+                   and ids[k + 1] != ids[k]):
                 k += 1
             ph = out.setdefault(m.group(1), {})
             name = loc[ids[k]][1]
@@ -131,8 +133,8 @@ for ph in rep['phases']:
         for name, k in sorted(fl.items(), key=lambda x: -x[1])[:10]:
             a, b = wilson(k, tot)
             p = 100.0 * k / tot
-            rows.append({'name': name, 'self_pct': p,
-                         'self_ci_pct': [max(0, p - df * (p - 100 * a)), min(100, p + df * (100 * b - p))]})
+            ci = [max(0, p - df * (p - 100 * a)), min(100, p + df * (100 * b - p))]
+            rows.append({'name': name, 'self_pct': p, 'self_ci_pct': ci})
         view = f"inlined frames folded into their caller, design factor {df:.2f}"
     print(f"{ph['name']}: muxbpf {f['samples']} samples, perf {n} samples ({view})")
     print(f"  {'muxbpf%':>8} {'95% ci':>13} {'perf%':>7} {'dist':>6}  function")
