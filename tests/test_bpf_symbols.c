@@ -300,6 +300,26 @@ static void check_file(const char *elf, struct addr *v, size_t n, size_t *checke
 	free(idx);
 }
 
+/* Does addr2line give the address at file offset off of dso a file and line? */
+static bool addr2line_placed(const char *dso, uint64_t off)
+{
+	uint64_t va = file_vaddr(dso, off);
+	char cmd[PATH_MAX + 64], fn[512], loc[1024];
+	bool placed = false;
+	FILE *f;
+
+	if (va == UINT64_MAX)
+		return false;
+	snprintf(cmd, sizeof(cmd), "addr2line -f -e '%s' 0x%" PRIx64, dso, va);
+	f = popen(cmd, "r");
+	if (!f)
+		return true; /* no verdict: count it against muxbpf */
+	if (fgets(fn, sizeof(fn), f) && fgets(loc, sizeof(loc), f))
+		placed = loc[0] != '?' && !strstr(loc, ":0\n") && !strstr(loc, ":?");
+	pclose(f);
+	return placed;
+}
+
 static void test_real_run(void **state)
 {
 	char *argv[] = { "muxbpf", "--phase", "all", "--idle-seconds", "0.5", "--freq", "4999", NULL };
@@ -333,6 +353,7 @@ static void test_real_run(void **state)
 	for (int i = 0; i < run.nwindows; i++) {
 		unsigned int id = run.windows[i].phase;
 		const struct fold_dso *own = NULL;
+		uint64_t no_line = 0;
 
 		assert_int_equal(fold_phase(&run.profile, &res, id, (uint32_t)run.pid,
 					    FOLD_VIEW(FOLD_BY__COUNT) - 1, &t), 0);
@@ -346,18 +367,30 @@ static void test_real_run(void **state)
 			      own && own->samples ? 100.0 * own->with_line / own->samples : 0);
 		for (size_t i = 0; i < run.profile.n; i++) {
 			const struct mb_rstack *st = &res.stacks[i];
+			bool placed;
 
-			if (run.profile.samples[i].phase == id && st->n && st->frames[0].dso &&
-			    strstr(st->frames[0].dso, "/netmux") &&
-			    (!st->frames[0].file || !st->frames[0].line))
-				print_message("  without file:line: %s+0x%" PRIx64 " %s (%s)\n",
-					      st->frames[0].dso, st->frames[0].offset,
-					      st->frames[0].name ? st->frames[0].name : "?",
-					      mb_unnamed_str(st->frames[0].why));
+			if (run.profile.samples[i].phase != id || !st->n || !st->frames[0].dso ||
+			    !strstr(st->frames[0].dso, "/netmux") ||
+			    (st->frames[0].file && st->frames[0].line))
+				continue;
+			placed = addr2line_placed(st->frames[0].dso, st->frames[0].offset);
+			if (!placed)
+				no_line += run.profile.samples[i].count;
+			print_message("  without file:line: %s+0x%" PRIx64 " %s (%s)%s\n",
+				      st->frames[0].dso, st->frames[0].offset,
+				      st->frames[0].name ? st->frames[0].name : "?",
+				      mb_unnamed_str(st->frames[0].why),
+				      placed ? "" : "; addr2line has none either");
 		}
-		if (own && own->samples >= 50 && own->with_line * 100 < own->samples * 99)
-			fail_msg("phase %s: only %" PRIu64 " of %" PRIu64 " netmux samples have a "
-				 "file:line", phase_name(id), own->with_line, own->samples);
+		/*
+		 * Code without line information in the file itself (crt's _start and _init, the PLT)
+		 * counts for neither side: a slow boot, as in a TCG guest, samples it more.
+		 */
+		if (own && own->samples - no_line >= 50 &&
+		    own->with_line * 100 < (own->samples - no_line) * 99)
+			fail_msg("phase %s: only %" PRIu64 " of %" PRIu64 " netmux samples in code "
+				 "with line information have a file:line", phase_name(id),
+				 own->with_line, own->samples - no_line);
 		fold_table__free(&t);
 	}
 	t_fold = now_s() - t0 - t_res;
