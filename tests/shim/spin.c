@@ -5,10 +5,13 @@
  * in dispatch and softcode_arith, and in every command phase) or modf (once per command in
  * softcode_arith, 49 times in softcode_list, never in create, attrwrite, attrread, dispatch) —
  * first spins MUXBPF_SHIM_SPIN_US microseconds (default 5) in user mode in
- * shim_spin(), on the TSC (no syscall), then calls the real function.  The calls and the CPU
- * the spins took (the calls times one spin's CPU on the thread's clock, measured over 200
- * spins at start) are appended to MUXBPF_SHIM_OUT at exit: the truth the test compares
- * muxbpf's numbers with.
+ * shim_spin(), on the TSC, then calls the real function.  The calls and the CPU the spins took
+ * are appended to MUXBPF_SHIM_OUT at exit: the truth the test compares muxbpf's numbers with.
+ * Each spin's CPU is read on the thread's clock around that spin, not taken from a calibration:
+ * a spin ends by the TSC, so one preempted on a busy machine costs less CPU than one that is
+ * not (200 spins calibrated at start once gave 82 us for a 100 us spin whose calls in the
+ * phase took 97).  The clock reads are syscalls: the part of them inside a reading is counted
+ * as injected, which it is.
  * Processes other than netmux (its slaves) are left alone.
  */
 #define _GNU_SOURCE
@@ -23,7 +26,7 @@
 static ssize_t (*real_write)(int, const void *, size_t);
 static double (*real_modf)(double, double *);
 static unsigned long long calls, cycles_per_us, spin_len;
-static double spin_cpu_ns; /* one spin's CPU, measured at start */
+static unsigned long long spin_cpu_ns; /* the spins' CPU on the thread's clock, summed */
 static int on_write, on_modf;
 
 void shim_spin(void);
@@ -62,11 +65,6 @@ __attribute__((constructor)) static void shim_init(void)
 		;
 	cycles_per_us = (__builtin_ia32_rdtsc() - c0) * 1000 / (t1 - t0);
 	spin_len = cycles_per_us * (us ? strtoul(us, NULL, 10) : 5);
-	/* what one spin costs in CPU time, as the kernel accounts it: 200 spins, two clock reads */
-	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	for (int i = 0; i < 200; i++)
-		shim_spin();
-	spin_cpu_ns = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 200.0;
 }
 
 __attribute__((noinline)) void shim_spin(void)
@@ -79,7 +77,10 @@ __attribute__((noinline)) void shim_spin(void)
 
 static void spin_counted(void)
 {
+	unsigned long long t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
 	shim_spin();
+	spin_cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	calls++;
 }
 
@@ -104,7 +105,6 @@ __attribute__((destructor)) static void shim_fini(void)
 
 	if (!(on_write || on_modf) || !path || !(f = fopen(path, "ae")))
 		return;
-	fprintf(f, "pid %d calls %llu spin_ns %llu\n", getpid(), calls,
-		(unsigned long long)(spin_cpu_ns * calls));
+	fprintf(f, "pid %d calls %llu spin_ns %llu\n", getpid(), calls, spin_cpu_ns);
 	fclose(f);
 }
