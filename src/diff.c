@@ -397,7 +397,7 @@ static void sys_json(struct jw *j, const char *name, const char *key, struct sys
 	jw_kstr(j, "name", name);
 	jw_kstr(j, "figure", key);
 	jw_knum(j, "old", a.v);
-	jw_knum(j, "old_ci_half", a.half); /* null: no interval (once, merged runs) */
+	jw_knum(j, "old_ci_half", a.half); /* null: no interval (once, a merged report of one run) */
 	jw_knum(j, "new", b.v);
 	jw_knum(j, "new_ci_half", b.half);
 	jw_kbool(j, "beyond", beyond);
@@ -411,8 +411,8 @@ static void sys_line(FILE *f, const char *name, const struct sys_fig *a, const s
 
 	if (!*header)
 		fprintf(f, "  syscalls, old -> new (share of on-CPU and us/call; +- = 95%% "
-			   "interval from each report's batches; once = one window, no interval: "
-			   "not judged; * = beyond %.0f sigma of the intervals):\n", SIGMAS);
+			   "interval from each report's batches or runs; once = one window, no "
+			   "interval: not judged; * = beyond %.0f sigma of the intervals):\n", SIGMAS);
 	*header = true;
 	sys_half(h[0], sizeof(h[0]), a[0], 2);
 	sys_half(h[1], sizeof(h[1]), b[0], 2);

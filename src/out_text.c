@@ -513,7 +513,11 @@ static void format_sys_ci(char *buf, size_t size, enum report_sys_from from,
 /* The legend of the syscall table: what the share is and where its interval comes from. */
 static void print_sys_legend(FILE *f, const struct report_phase *p, enum report_sys_from from)
 {
-	if (from == REPORT_SYS_BATCHES)
+	if (from == REPORT_SYS_BATCHES && p->rounds.runs)
+		fprintf(f, "  syscalls: calls and ms per run; share = %% of the runs' on-CPU; +- = "
+			   "95%% interval from the spread between the %u runs (t); ? = wider than "
+			   "the figure\n", p->rounds.batches);
+	else if (from == REPORT_SYS_BATCHES)
 		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; +- = 95%% interval from "
 			   "the spread between %u batches of %s (t, batch means); ? = wider than "
 			   "the figure\n", p->rounds.batches,
@@ -522,8 +526,8 @@ static void print_sys_legend(FILE *f, const struct report_phase *p, enum report_
 		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; once = exact for this "
 			   "one window, no interval (the phase ran no batches)\n");
 	else
-		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; - = no interval (figures "
-			   "per run over the runs)\n");
+		fprintf(f, "  syscalls: share = %% of the phase's on-CPU; - = no interval (one "
+			   "run, or figures per run over the runs)\n");
 }
 
 static void print_syscalls(FILE *f, const struct report *r, const struct report_phase *p)

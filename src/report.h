@@ -27,7 +27,7 @@ struct report_round {
 
 /* How a syscall row's share of on-CPU and us/call are known (report_sys_ci). */
 enum report_sys_from {
-	REPORT_SYS_NONE = 0, /* not per window: a merged report (--runs), or no ledger */
+	REPORT_SYS_NONE = 0, /* a merged report of one run, or no ledger */
 	REPORT_SYS_ONCE,     /* one window without batches: exact for it, with no interval */
 	REPORT_SYS_BATCHES,  /* the t interval from the spread between the phase's batches */
 };

@@ -411,6 +411,45 @@ static int runs_rounds(struct report_phase *p, const struct report *in, int n, i
 	return 0;
 }
 
+static const struct ledger_sys_row *sys_row(const struct phase_ledger *l, uint32_t nr)
+{
+	for (size_t j = 0; j < l->nsys; j++)
+		if (l->sys[j].nr == nr)
+			return &l->sys[j];
+	return NULL;
+}
+
+/*
+ * Each syscall row's share of on-CPU and us per call with the t interval over the runs (each run
+ * a batch, as for the rows above): sum of its CPU over the runs' on-CPU, wall over calls.  A run
+ * without the call counts 0 there.  Fewer than 2 runs, or a run without a ledger: none.
+ */
+static int runs_sys_ci(struct report_phase *p, const struct report *in, int n, int i)
+{
+	struct rounds_sys_batch b[RUNS_MAX];
+
+	if (n < 2 || !p->has_ledger || !p->ledger.nsys)
+		return 0;
+	p->rounds.sys = calloc(p->ledger.nsys, sizeof(*p->rounds.sys));
+	if (!p->rounds.sys)
+		return -ENOMEM;
+	for (size_t j = 0; j < p->ledger.nsys; j++) {
+		for (int k = 0; k < n; k++) {
+			const struct report_phase *q = &in[k].phases[i];
+			const struct ledger_sys_row *y = sys_row(&q->ledger, p->ledger.sys[j].nr);
+
+			b[k] = (struct rounds_sys_batch){ .phase_ns = (double)q->oncpu_ns };
+			if (y) {
+				b[k].cpu_ns = (double)y->cpu_ns;
+				b[k].wall_ns = (double)y->wall_ns;
+				b[k].calls = (double)y->count;
+			}
+		}
+		rounds_sys_ci(b, n, &p->rounds.sys[j].share, &p->rounds.sys[j].us_per_call);
+	}
+	return 0;
+}
+
 int runs_merge(struct report *out, const struct report *in, int n, struct runs_summary *rs)
 {
 	const struct report *last = &in[n - 1];
@@ -468,18 +507,20 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 			if (!err)
 				err = fold_merge(&p->fold, &q->fold);
 		}
-#define MED(field, type)                                                                           \
+/* (an even number of runs has a median halfway: a count rounds it, as sizeof cannot tell a
+ * uint64_t from a double) */
+#define MED(field, type, round)                                                                    \
 	for (int k = 0; k < n; k++)                                                                \
 		v[k] = (double)in[k].phases[i].field;                                              \
-	p->field = (type)(median_of(v, n) + (sizeof(type) == sizeof(double) ? 0 : 0.5));
-		MED(wall_s, double)
-		MED(commands, uint64_t)
-		MED(oncpu_ns, uint64_t)
-		MED(schedstat_ns, uint64_t)
-		MED(usr_ns, uint64_t)
-		MED(sys_ns, uint64_t)
-		MED(proc_usr_ns, uint64_t)
-		MED(proc_sys_ns, uint64_t)
+	p->field = (type)(median_of(v, n) + (round));
+		MED(wall_s, double, 0)
+		MED(commands, uint64_t, 0.5)
+		MED(oncpu_ns, uint64_t, 0.5)
+		MED(schedstat_ns, uint64_t, 0.5)
+		MED(usr_ns, uint64_t, 0.5)
+		MED(sys_ns, uint64_t, 0.5)
+		MED(proc_usr_ns, uint64_t, 0.5)
+		MED(proc_sys_ns, uint64_t, 0.5)
 #undef MED
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			if (p->fold.by[by].n)
@@ -487,6 +528,8 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 				      sizeof(struct fold_row), fold_row_cmp);
 		if (!err && p->has_ledger)
 			err = ledger_merge(p, in, n, i);
+		if (!err)
+			err = runs_sys_ci(p, in, n, i);
 		if (!err)
 			err = runs_rounds(p, in, n, i, out->rule_by);
 		summarize(&rs->phases[i], in, n, i);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "assemble.h"
 #include "diff.h"
 #include "flame.h"
 #include "json.h"
@@ -23,6 +24,7 @@
 #include "out_folded.h"
 #include "out_html.h"
 #include "out_svg.h"
+#include "out_text.h"
 #include "profile.pb-c.h"
 #include "runs.h"
 #include "sprof.h"
@@ -756,6 +758,72 @@ static void test_runs_merge(void **state)
 	free(rs);
 }
 
+/*
+ * --runs, the syscalls: each run a batch.  write's CPU 1, 2 and 3 ms of 10, 12 and 11 ms on-CPU,
+ * 100 calls each: share 6/33 with the runs' t interval, us/call the wall's 2, 3 and 4 ms over the
+ * calls; read only in runs 1 and 3 (0 in run 2).  The text report says the runs give it.
+ */
+static void test_runs_merge_syscalls(void **state)
+{
+	struct fold_row rows[3][2] = { { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } },
+				       { { "c", 4, 4, 0 }, { "a", 1, 6, 0 } },
+				       { { "b", 2, 2, 0 }, { "a", 1, 3, 0 } } };
+	struct ledger_sys_row sys[3][2] = {
+		{ { .nr = 1, .count = 100, .cpu_ns = 1000000, .wall_ns = 2000000 },
+		  { .nr = 0, .count = 10, .cpu_ns = 500000, .wall_ns = 600000 } },
+		{ { .nr = 1, .count = 100, .cpu_ns = 2000000, .wall_ns = 3000000 } },
+		{ { .nr = 1, .count = 100, .cpu_ns = 3000000, .wall_ns = 4000000 },
+		  { .nr = 0, .count = 30, .cpu_ns = 700000, .wall_ns = 900000 } },
+	};
+	uint64_t oncpu[3] = { 10000000, 12000000, 11000000 };
+	struct report in[3], out;
+	struct runs_summary *rs = calloc(1, sizeof(*rs));
+	struct report_sys_ci ci, want;
+	struct rounds_sys_batch b[3];
+	char *text;
+	size_t len;
+	FILE *f = tmpfile();
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		fixture_report(&in[k], rows[k]);
+		in[k].phases[0].oncpu_ns = oncpu[k];
+		in[k].phases[0].ledger.sys = sys[k];
+		in[k].phases[0].ledger.nsys = k == 1 ? 1 : 2;
+	}
+	assert_int_equal(runs_merge(&out, in, 3, rs), 0);
+	assert_int_equal(out.phases[0].ledger.nsys, 2);
+	assert_int_equal(out.phases[0].ledger.sys[0].nr, 1); /* sorted by CPU: write first */
+	assert_int_equal(report_sys_ci(&out.phases[0], 0, &ci), REPORT_SYS_BATCHES);
+	assert_true(fabs(ci.share.value - 6.0 / 33) < 1e-12);
+	for (int k = 0; k < 3; k++)
+		b[k] = (struct rounds_sys_batch){ .cpu_ns = 1e6 * (k + 1), .wall_ns = 1e6 * (k + 2),
+						  .calls = 100, .phase_ns = (double)oncpu[k] };
+	rounds_sys_ci(b, 3, &want.share, &want.us_per_call);
+	assert_true(ci.share.valid && ci.us_per_call.valid);
+	assert_true(fabs(ci.share.lo - want.share.lo) < 1e-12);
+	assert_true(fabs(ci.us_per_call.hi - want.us_per_call.hi) < 1e-9);
+	assert_true(fabs(ci.us_per_call.value - 30.0) < 1e-9);
+	/* read: 0.5, 0 and 0.7 ms of CPU, calls in 2 of the 3 runs */
+	assert_int_equal(report_sys_ci(&out.phases[0], 1, &ci), REPORT_SYS_BATCHES);
+	assert_true(fabs(ci.share.value - 1.2 / 33) < 1e-12);
+	assert_true(ci.share.lo < ci.share.value && ci.share.hi > ci.share.value);
+	/* a phase without syscall rows gets no intervals for them */
+	assert_null(out.phases[1].rounds.sys);
+	report_print(f, &out);
+	text = read_all(f, &len);
+	fclose(f);
+	assert_non_null(strstr(text, "spread between the 3 runs (t)"));
+	free(text);
+	report_free(&out);
+	/* two runs: the median halfway between 10000001 and 12000000 ns rounds, not truncates */
+	in[0].phases[0].oncpu_ns = 10000001;
+	assert_int_equal(runs_merge(&out, in, 2, rs), 0);
+	assert_int_equal(out.phases[0].oncpu_ns, 11000001);
+	report_free(&out);
+	free(rs);
+}
+
 /* ---- diff ------------------------------------------------------------------------------------ */
 
 static struct jv *report_text(double oncpu, double spread, double self_a, double samples)
@@ -851,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_run_stat),
 		cmocka_unit_test(test_runs_merge),
+		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_diff_verdicts),
 	};
 

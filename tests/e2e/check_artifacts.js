@@ -67,7 +67,7 @@ if (cmd === 'folded') {
 	console.log(foldedCounts(path.join(a, b + '.folded')).sum);
 } else if (cmd === 'spread') {
 	const r = report(a);
-	let runsRows = 0;
+	let runsRows = 0, sysRows = 0;
 	if (r.runs !== Number(b)) die(`report.json says runs ${r.runs}, expected ${b}`);
 	for (const p of r.phases) {
 		if (!p.spread || p.spread.runs !== Number(b) || p.spread.per_run.length !== Number(b))
@@ -94,8 +94,22 @@ if (cmd === 'folded') {
 				die(`${p.name}: ${row.name}: self interval [${lo}, ${hi}] (${row.self_ci_from}) against Wilson +-${h}`);
 			runsRows += row.self_ci_from === 'rounds';
 		}
+		// each syscall: its CPU over the runs' on-CPU (its ms are means per run), the runs' interval
+		const runsNs = p.spread.per_run.reduce((t, x) => t + x.oncpu_ns, 0);
+		for (const y of (p.ledger && p.ledger.syscalls) || []) {
+			const want = 100 * y.cpu_ns * Number(b) / runsNs;
+			if (y.ci_from !== 'batches') die(`${p.name}: syscall ${y.name}: ci_from ${y.ci_from}, expected the runs'`);
+			// (a mean per run is rounded to the ns: half a ns per run off the sum)
+			if (Math.abs(y.oncpu_pct - want) > 100 * 0.5 * Number(b) / runsNs + 1e-9 * want)
+				die(`${p.name}: syscall ${y.name}: share ${y.oncpu_pct}%, its CPU over the runs' ${want}%`);
+			const ci = y.oncpu_ci_pct;
+			if (ci && !(ci[0] <= y.oncpu_pct + 1e-9 && y.oncpu_pct <= ci[1] + 1e-9))
+				die(`${p.name}: syscall ${y.name}: share ${y.oncpu_pct}% outside [${ci}]`);
+			sysRows += !!ci;
+		}
 	}
-	console.log(`spread: every phase of ${r.phases.length} has ${b} runs; ${runsRows} self intervals from the runs`);
+	console.log(`spread: every phase of ${r.phases.length} has ${b} runs; ${runsRows} self intervals from the runs; ` +
+		`${sysRows} syscall shares with the runs' interval`);
 } else if (cmd === 'tooltips') {
 	// Wilson's interval as stats.c computes it, widened about the share by the phase's factor
 	const half = (k, n, f) => {
