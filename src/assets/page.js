@@ -212,8 +212,8 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
 
   var SYS_CI_TITLE = '95% interval from the spread between the phase\u2019s batches of rounds; ' +
     'once: exact for one window, no interval; grey: wider than the figure itself';
-  /* a syscall figure's interval, or how it is known: once (one window), - (merged runs), ?
-   * (batches, but calls in fewer than 2 of them) */
+  /* a syscall figure's interval, or how it is known: once (one window), - (a merged report of
+   * one run), ? (batches, but calls in fewer than 2 of them) */
   function sysRange(x, ci, d) {
     if (x.ci_from !== 'batches') return x.ci_from === 'once' ? 'once' : '-';
     return ci && ci.length === 2 ? num(ci[0], d) + '\u2013' + num(ci[1], d) : '?';

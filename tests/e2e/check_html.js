@@ -125,6 +125,35 @@ async function sortChanges(page, sel, label) {
 const tableRows = (page, sel) => page.$eval(sel, (t) => Array.from(t.tBodies[0].rows).map((r) =>
 	Array.from(r.cells).map((c) => ({ text: c.textContent, v: c.dataset.v === undefined ? null : Number(c.dataset.v) }))));
 
+// --by command: every phase's command card shows report.json's rows, with their intervals and,
+// in exact mode, cmds and us/cmd with theirs.  Returns the numbers checked (0 without the view).
+async function checkCommands(page, r) {
+	const sc = r.softcode;
+	if (!sc || !sc.available) return 0;
+	const range = (c, d) => (c ? `${c[0].toFixed(d)}\u2013${c[1].toFixed(d)}` : '-');
+	let checked = 0, cards = 0;
+	for (const ph of sc.phases.filter((q) => q.commands.length)) {
+		const p = r.phases.find((q) => q.id === ph.id);
+		const sel = `section[data-phase="${p.name}"] table.cmds`;
+		const rows = await tableRows(page, sel);
+		if (rows.length !== ph.commands.length) die(`${p.name}: ${rows.length} command rows, report.json ${ph.commands.length}`);
+		rows.forEach((c, i) => {
+			const x = ph.commands[i], u = x.cpu_per_cmd_us, name = c[c.length - 1].text;
+			let bad = name !== x.command || !same(c[0].text, x.share_pct) || c[1].text !== range(x.share_ci_pct, 1) ||
+				c[2].v !== x.samples;
+			if (sc.exact)
+				bad = bad || c[3].v !== x.runs || !same(c[4].text, u ? u.value : null) ||
+					c[5].text !== (u ? range([u.lo, u.hi], 2) : '-');
+			if (bad) die(`${p.name} command row ${i}: page ${c.map((y) => y.text).join(' | ')}, report.json ${JSON.stringify(x)}`);
+			checked += sc.exact ? 7 : 4;
+		});
+		cards++;
+	}
+	if (!cards) die('report.json has the softcode views but no phase has command rows');
+	console.log(`html run: ${cards} command cards, ${checked} numbers equal report.json's`);
+	return checked;
+}
+
 async function checkRun(page) {
 	const r = readJson('report.json');
 	// every phase has its section
@@ -174,6 +203,7 @@ async function checkRun(page) {
 			die(`${busy.name} syscall row ${i}: page ${c.map((x) => x.text).join(' | ')}, report.json ${JSON.stringify(y)}`);
 		checked += 8;
 	});
+	checked += await checkCommands(page, r);
 	const bar = await page.$$eval(sel + ' .balance div', (d) => d.map((e) => Number(e.dataset.ns)));
 	const l = busy.ledger;
 	if (bar[0] !== l.user_ns || bar[1] !== l.sys_cpu_ns || bar[2] !== l.sys_off_ns || bar[3] !== l.preempt_user_ns)

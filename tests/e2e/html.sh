@@ -3,7 +3,7 @@
 # puppeteer-core from npm into BUILD/npm, never committed) loads each page from file:// with the
 # network cut off and checks it as a person would use it (tests/e2e/check_html.js): no console
 # error, a section per phase, a click zooms a flame graph, a header click reorders a table, the
-# view switch, the numbers equal the JSON's.  Pages: a run, a stripped target's run (DSO+offset
+# view switch, the numbers equal the JSON's (the --by command cards' too).  Pages: a run, a stripped target's run (DSO+offset
 # names, the STRIPPED line), diff of two runs and muxbpf ab (red and blue frames).  Screenshots
 # are kept in BUILD/test-artifacts/.  Exit 77 = skipped (not root, no BTF).
 set -u
@@ -52,7 +52,7 @@ run() { # $1 = out dir, then muxbpf's arguments
 
 # --- a run of every phase ------------------------------------------------------------------------
 d1=$tmp/one
-run "$d1" --phase all --scale 0.1 --idle-seconds 1 --freq 4999
+run "$d1" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --by function,command --exact-commands
 check run "$d1" "$art/report-html" || fail "the run's page"
 echo "  report.html: $(stat -c %s "$d1/report.html") bytes (scale 0.1, 4999 Hz)"
 
