@@ -99,6 +99,8 @@ struct calib *calib__start(const struct calib_ops *ops, bool keep_stats, double 
 	c->ops.read(c->ops.ctx, &c->start);
 	err = pthread_create(&c->thread, NULL, calib_thread, c);
 	if (err) {
+		pthread_cond_destroy(&c->cond);
+		pthread_mutex_destroy(&c->lock);
 		free(c);
 		errno = err;
 		return NULL;

@@ -316,6 +316,7 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		o->fixed_period = true;
 		return 0;
 	case OPT_MAX_PHASE_SECONDS:
+		o->max_phase_given = true;
 		return parse_double("--max-phase-seconds", arg, 0, 86400, &o->max_phase_seconds);
 	case OPT_EXACT_COMMANDS:
 		o->exact_commands = true;
@@ -364,9 +365,10 @@ static int check_live(struct opts *o)
 		pr_err("muxbpf attach needs exactly one of --pid, --port, --name");
 		return -EINVAL;
 	}
-	if (o->runs > 1 || o->no_profile || o->phase_given || o->keep) {
-		pr_err("muxbpf attach profiles a running process: --runs, --no-profile, --phase and "
-		       "--keep do not apply");
+	/* attach drives no phase: nothing repeats in rounds, the windows are --interval's */
+	if (o->runs > 1 || o->no_profile || o->phase_given || o->keep || o->max_phase_given) {
+		pr_err("muxbpf attach profiles a running process: --runs, --no-profile, --phase, "
+		       "--keep and --max-phase-seconds do not apply");
 		return -EINVAL;
 	}
 	return 0;

@@ -46,6 +46,7 @@ struct opts {
 	bool bpf_stats;          /* --bpf-stats: statistics all through the run, not only calibration */
 	bool fixed_period;       /* --fixed-period: the kernel's fixed sampling period */
 	double max_phase_seconds; /* --max-phase-seconds: rounds of a phase end by then (0: one) */
+	bool max_phase_given;     /* --max-phase-seconds was on the command line */
 	/* the softcode views (--by command, softcode: src/softcode.c) */
 	bool exact_commands;     /* --exact-commands: on-CPU per command from a uprobe */
 	const char *login;       /* --login: the wizard login that names objects */

@@ -211,15 +211,10 @@ static void print_rounds(FILE *f, const struct report *r)
 			rr->batches, p->fold.samples, widest, cpc, cpc_ci, stop_text(p));
 	}
 	for (int i = 0; i < r->nphases; i++) {
-		const struct rounds_homog *h = &r->phases[i].rounds.homog;
+		char text[512];
 
-		if (h->inconsistent)
-			fprintf(f, "warning: %s: its rows' shares disagree between its %u rounds far "
-				   "beyond their binomial intervals (chi-square %.0f on %d df, p %.1g, "
-				   "%.1f times the binomial variance): the samples are correlated with "
-				   "the work (lock step?); its intervals are the rounds'\n",
-				phase_name(r->phases[i].id), r->phases[i].rounds.n, h->chi2, h->df, h->p,
-				h->dispersion);
+		if (report_lockstep_text(&r->phases[i], text, sizeof(text)))
+			fprintf(f, "warning: %s\n", text);
 	}
 }
 

@@ -628,10 +628,11 @@ struct profiler *profiler__new(const struct profiler_opts *opts)
 
 		__atomic_store_n(&p->skel->bss->calibrating, 1, __ATOMIC_SEQ_CST);
 		p->calib = calib__start(&ops, opts->bpf_stats, p->floor_ns);
-		if (!p->calib)
-			__atomic_store_n(&p->skel->bss->calibrating, 0, __ATOMIC_SEQ_CST);
-		if (!p->calib)
+		if (!p->calib) {
 			pr_verbose("no calibration window: %s", strerror(errno));
+			/* as the window's end would: the statistics cost every run from here on */
+			calib_end_cb(p, opts->bpf_stats);
+		}
 	}
 	if (err) {
 		profiler__free(p);

@@ -136,6 +136,13 @@ enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 
 /* The phase's batch design factor (report_rounds.design), 1 without batches. */
 double report_design_factor(const struct report_phase *p);
+
+/*
+ * The lock-step warning of phase p (its rounds disagree far beyond their binomial intervals,
+ * rounds_homogeneity) into buf, for the text report and the warnings alike; false (buf empty)
+ * when its rounds agree.
+ */
+bool report_lockstep_text(const struct report_phase *p, char *buf, size_t size);
 /*
  * The 95% interval of a share k/n of the phase's samples outside its fold tables (a flame
  * graph's frame, a --by command row): Wilson widened by the phase's design factor.  Returns

@@ -68,6 +68,22 @@ enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 	return p->rounds.sys_once ? REPORT_SYS_ONCE : REPORT_SYS_NONE;
 }
 
+bool report_lockstep_text(const struct report_phase *p, char *buf, size_t size)
+{
+	const struct rounds_homog *h = &p->rounds.homog;
+
+	buf[0] = '\0';
+	if (!h->inconsistent)
+		return false;
+	snprintf(buf, size,
+		 "phase %s: its rows' shares disagree between its %u rounds far beyond their "
+		 "binomial intervals (chi-square %.0f on %d df, p %.1g, %.1f times the binomial "
+		 "variance): the samples are correlated with the work (lock step?); its intervals "
+		 "are the rounds'",
+		 phase_name(p->id), p->rounds.n, h->chi2, h->df, h->p, h->dispersion);
+	return true;
+}
+
 double report_design_factor(const struct report_phase *p)
 {
 	return p && p->rounds.v && p->rounds.design > 1 ? p->rounds.design : 1;
@@ -104,6 +120,7 @@ int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
 	for (int i = 0; i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
 		double expected = (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e9 * r->freq;
+		char text[512];
 
 		if (r->profiled && p->stats.taken && report_dropped(&p->stats)) {
 			double d = report_drop_pct(&p->stats);
@@ -128,14 +145,8 @@ int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
 			issue(fn, ctx, false,
 			      "phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
 			      phase_name(p->id), p->ledger.lost);
-		if (p->rounds.homog.inconsistent)
-			issue(fn, ctx, false,
-			      "phase %s: its rows' shares disagree between its %u rounds far beyond "
-			      "their binomial intervals (chi-square %.0f on %d df, %.1f times the "
-			      "binomial variance): samples correlated with the work (lock step?); "
-			      "its intervals are the rounds'",
-			      phase_name(p->id), p->rounds.n, p->rounds.homog.chi2,
-			      p->rounds.homog.df, p->rounds.homog.dispersion);
+		if (report_lockstep_text(p, text, sizeof(text)))
+			issue(fn, ctx, false, "%s", text);
 		if (!p->measured)
 			continue;
 		/* an interrupted phase is reported as such; the exit code says why */

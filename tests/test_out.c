@@ -656,6 +656,41 @@ static void test_report_html(void **state)
 	sprof_free(&sp);
 }
 
+static void keep_issue(void *ctx, bool error, const char *msg)
+{
+	(void)error;
+	if (strstr(msg, "lock step"))
+		snprintf(ctx, 512, "%s", msg);
+}
+
+/* A phase whose rounds disagree (lock step): one sentence, in the text report and the issues. */
+static void test_lockstep_warning(void **state)
+{
+	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
+	struct report r;
+	char issue[512] = "", *text;
+	size_t len;
+	FILE *f = tmpfile();
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.phases[0].rounds.n = 12;
+	r.phases[0].rounds.homog = (struct rounds_homog){ .chi2 = 250, .df = 110, .p = 2e-12,
+							  .dispersion = 2.3, .inconsistent = true };
+	report_print(f, &r);
+	report_issues(&r, keep_issue, issue);
+	text = read_all(f, &len);
+	fclose(f);
+	assert_non_null(strstr(issue, "phase create: its rows' shares disagree between its 12 rounds"));
+	assert_non_null(strstr(issue, "chi-square 250 on 110 df, p 2e-12, 2.3 times"));
+	assert_non_null(strstr(text, issue)); /* "warning: " + the same sentence */
+	r.phases[0].rounds.homog.inconsistent = false;
+	issue[0] = '\0';
+	report_issues(&r, keep_issue, issue);
+	assert_string_equal(issue, "");
+	free(text);
+}
+
 /* ---- --runs ---------------------------------------------------------------------------------- */
 
 static void test_run_stat(void **state)
@@ -918,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_run_stat),
+		cmocka_unit_test(test_lockstep_warning),
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_diff_verdicts),

@@ -210,7 +210,7 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     return card('Top functions', fn.samples + ' user samples' + unnamed, [seg, box]);
   }
 
-  var SYS_CI_TITLE = '95% interval from the spread between the phase\u2019s batches of rounds; ' +
+  var SYS_CI_TITLE = '95% interval from the spread between the phase\u2019s batches of rounds (the runs of --runs); ' +
     'once: exact for one window, no interval; grey: wider than the figure itself';
   /* a syscall figure's interval, or how it is known: once (one window), - (a merged report of
    * one run), ? (batches, but calls in fewer than 2 of them) */

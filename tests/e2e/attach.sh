@@ -37,6 +37,7 @@ bad 'exactly one of --pid, --port, --name' attach
 bad 'exactly one of --pid, --port, --name' attach --pid 1 --name x
 bad 'do not apply' attach --pid 1 --phase create
 bad 'do not apply' attach --pid 1 --runs 2
+bad 'do not apply' attach --pid 1 --max-phase-seconds 5
 bad 'choose --interval or --control' attach --pid 1 --interval 1 --control "$work/x"
 bad 'choose --interval or --control' --interval 1 --control "$work/x"
 bad "for 'muxbpf attach'" --pid 1
