@@ -591,46 +591,110 @@ void softcode__free(struct softcode *sc)
 		__e;                                                                               \
 	})
 
-/* The sample counts of phase (every phase when phase < 0) into d->counts. */
-static int read_counts(struct muxbpf_bpf *skel, long phase, struct sc_data *d)
+/*
+ * One walk for every softcode map: each entry's key and value, read into buffers of the map's
+ * own sizes, go to add(), which appends them to d.  An entry that vanishes between the key and
+ * its lookup is passed over (these maps only grow while they are read).
+ */
+struct sc_walk {
+	struct sc_data *d;
+	long phase; /* counts and times: only this phase's entries (every phase when < 0) */
+	size_t cap; /* of the array add() appends to */
+};
+typedef int (*sc_add_fn)(struct sc_walk *w, const void *key, const void *val);
+
+static int walk_map(const struct bpf_map *map, struct sc_walk *w, sc_add_fn add)
 {
-	struct muxbpf_sc_sample_key k, *prev = NULL;
-	int fd = bpf_map__fd(skel->maps.sc_samples), err = 0;
-	size_t cap = 0;
-	__u64 v;
+	int fd = bpf_map__fd(map), err = 0;
+	size_t ks = bpf_map__key_size(map), vs = bpf_map__value_size(map);
+	char *k = calloc(2, ks), *v = calloc(1, vs);
+	void *prev = NULL;
 
-	while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-		struct muxbpf_sc_sample_key cur = k;
-
-		prev = &k;
-		if ((phase >= 0 && cur.phase != phase) || bpf_map_lookup_elem(fd, &cur, &v) ||
-		    (err = GROW(d->counts, d->ncounts, cap)))
-			continue;
-		d->counts[d->ncounts].key = cur;
-		d->counts[d->ncounts++].count = v;
+	if (!k || !v)
+		err = -ENOMEM;
+	w->cap = 0;
+	while (!err && bpf_map_get_next_key(fd, prev, k + ks) == 0) {
+		memcpy(k, k + ks, ks);
+		prev = k;
+		if (!bpf_map_lookup_elem(fd, k, v))
+			err = add(w, k, v);
 	}
+	free(k);
+	free(v);
 	return err;
 }
 
-/* Exact mode's times of phase (every phase when phase < 0) into d->times. */
-static int read_times(struct muxbpf_bpf *skel, long phase, struct sc_data *d)
+static int add_cmd(struct sc_walk *w, const void *key, const void *val)
 {
-	struct muxbpf_sc_time_key k, *prev = NULL;
-	int fd = bpf_map__fd(skel->maps.sc_times), err = 0;
-	struct muxbpf_sc_time_val v;
-	size_t cap = 0;
+	const struct muxbpf_sc_cmd_key *k = key;
+	struct sc_data *d = w->d;
+	int err = GROW(d->cmds, d->ncmds, w->cap);
 
-	while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-		struct muxbpf_sc_time_key cur = k;
+	if (err)
+		return err;
+	d->cmds[d->ncmds] = (struct sc_cmd){ .id = *(const __u32 *)val, .executor = k->executor,
+					     .enactor = k->enactor };
+	memcpy(d->cmds[d->ncmds++].text, k->text, MUXBPF_SC_TEXT);
+	return 0;
+}
 
-		prev = &k;
-		if ((phase >= 0 && cur.phase != phase) || bpf_map_lookup_elem(fd, &cur, &v) ||
-		    (err = GROW(d->times, d->ntimes, cap)))
-			continue;
-		d->times[d->ntimes].key = cur;
-		d->times[d->ntimes++].val = v;
-	}
-	return err;
+static int add_frame(struct sc_walk *w, const void *key, const void *val)
+{
+	const struct muxbpf_sc_frame_key *k = key;
+	struct sc_data *d = w->d;
+	int err = GROW(d->frames, d->nframes, w->cap);
+
+	if (err)
+		return err;
+	d->frames[d->nframes] = (struct sc_frame){ .id = *(const __u32 *)val, .thing = k->thing,
+						   .executor = k->executor };
+	memcpy(d->frames[d->nframes++].text, k->text, MUXBPF_SC_FTEXT);
+	return 0;
+}
+
+static int add_path(struct sc_walk *w, const void *key, const void *val)
+{
+	const struct muxbpf_sc_path_key *k = key;
+	struct sc_data *d = w->d;
+	int err = GROW(d->paths, d->npaths, w->cap);
+
+	if (err)
+		return err;
+	d->paths[d->npaths].id = *(const __u32 *)val;
+	memcpy(d->paths[d->npaths++].frames, k->frames, sizeof(k->frames));
+	return 0;
+}
+
+/* The sample counts of w->phase (every phase when < 0) into d->counts. */
+static int add_count(struct sc_walk *w, const void *key, const void *val)
+{
+	const struct muxbpf_sc_sample_key *k = key;
+	struct sc_data *d = w->d;
+	int err;
+
+	if (w->phase >= 0 && k->phase != w->phase)
+		return 0;
+	if ((err = GROW(d->counts, d->ncounts, w->cap)))
+		return err;
+	d->counts[d->ncounts].key = *k;
+	d->counts[d->ncounts++].count = *(const __u64 *)val;
+	return 0;
+}
+
+/* Exact mode's times of w->phase (every phase when < 0) into d->times. */
+static int add_time(struct sc_walk *w, const void *key, const void *val)
+{
+	const struct muxbpf_sc_time_key *k = key;
+	struct sc_data *d = w->d;
+	int err;
+
+	if (w->phase >= 0 && k->phase != w->phase)
+		return 0;
+	if ((err = GROW(d->times, d->ntimes, w->cap)))
+		return err;
+	d->times[d->ntimes].key = *k;
+	d->times[d->ntimes++].val = *(const struct muxbpf_sc_time_val *)val;
+	return 0;
 }
 
 int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *snap)
@@ -640,9 +704,13 @@ int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *
 	memset(snap, 0, sizeof(*snap));
 	if (!sc)
 		return -ENOENT;
-	err = read_counts(sc->skel, phase, snap);
-	if (!err && sc->exact)
-		err = read_times(sc->skel, phase, snap);
+	{
+		struct sc_walk w = { .d = snap, .phase = phase };
+
+		err = walk_map(sc->skel->maps.sc_samples, &w, add_count);
+		if (!err && sc->exact)
+			err = walk_map(sc->skel->maps.sc_times, &w, add_time);
+	}
 	if (err) {
 		sc_data__free(snap);
 		return err;
@@ -655,77 +723,23 @@ int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *
 int softcode__collect(struct softcode *sc, struct sc_data *d)
 {
 	struct muxbpf_bpf *skel = sc->skel;
-	size_t cap;
-	int fd, err = 0;
+	struct sc_walk w = { .d = d, .phase = -1 };
+	int err;
 
 	memset(d, 0, sizeof(*d));
 	d->valid = true;
 	d->exact = sc->exact;
 	d->bias = sc->bias;
 	d->stats = skel->bss->sc_stats;
-	{
-		struct muxbpf_sc_cmd_key k, *prev = NULL;
-		__u32 id;
-
-		fd = bpf_map__fd(skel->maps.sc_cmds);
-		cap = 0;
-		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-			struct muxbpf_sc_cmd_key cur = k;
-
-			prev = &k;
-			if (bpf_map_lookup_elem(fd, &cur, &id) || (err = GROW(d->cmds, d->ncmds, cap)))
-				continue;
-			memset(&d->cmds[d->ncmds], 0, sizeof(d->cmds[0]));
-			d->cmds[d->ncmds].id = id;
-			d->cmds[d->ncmds].executor = cur.executor;
-			d->cmds[d->ncmds].enactor = cur.enactor;
-			memcpy(d->cmds[d->ncmds].text, cur.text, MUXBPF_SC_TEXT);
-			d->ncmds++;
-		}
-	}
-	{
-		struct muxbpf_sc_frame_key k, *prev = NULL;
-		__u32 id;
-
-		fd = bpf_map__fd(skel->maps.sc_frames);
-		cap = 0;
-		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-			struct muxbpf_sc_frame_key cur = k;
-
-			prev = &k;
-			if (bpf_map_lookup_elem(fd, &cur, &id) ||
-			    (err = GROW(d->frames, d->nframes, cap)))
-				continue;
-			memset(&d->frames[d->nframes], 0, sizeof(d->frames[0]));
-			d->frames[d->nframes].id = id;
-			d->frames[d->nframes].thing = cur.thing;
-			d->frames[d->nframes].executor = cur.executor;
-			memcpy(d->frames[d->nframes].text, cur.text, MUXBPF_SC_FTEXT);
-			d->nframes++;
-		}
-	}
-	{
-		struct muxbpf_sc_path_key k, *prev = NULL;
-		__u32 id;
-
-		fd = bpf_map__fd(skel->maps.sc_paths);
-		cap = 0;
-		while (!err && bpf_map_get_next_key(fd, prev, &k) == 0) {
-			struct muxbpf_sc_path_key cur = k;
-
-			prev = &k;
-			if (bpf_map_lookup_elem(fd, &cur, &id) ||
-			    (err = GROW(d->paths, d->npaths, cap)))
-				continue;
-			d->paths[d->npaths].id = id;
-			memcpy(d->paths[d->npaths].frames, cur.frames, sizeof(cur.frames));
-			d->npaths++;
-		}
-	}
+	err = walk_map(skel->maps.sc_cmds, &w, add_cmd);
 	if (!err)
-		err = read_counts(skel, -1, d);
+		err = walk_map(skel->maps.sc_frames, &w, add_frame);
 	if (!err)
-		err = read_times(skel, -1, d);
+		err = walk_map(skel->maps.sc_paths, &w, add_path);
+	if (!err)
+		err = walk_map(skel->maps.sc_samples, &w, add_count);
+	if (!err)
+		err = walk_map(skel->maps.sc_times, &w, add_time);
 	if (err) {
 		pr_err("failed to read the softcode maps: %s", strerror(-err));
 		sc_data__free(d);
