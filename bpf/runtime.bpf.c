@@ -72,8 +72,25 @@ int BPF_PROG(mb_task_exit, struct task_struct *task)
 }
 
 #define PF_EXITING 0x00000004 /* include/linux/sched.h */
+#define TASK_DEAD 0x00000080  /* include/linux/sched.h: do_task_dead() sets it for the last switch */
 
-/* An exiting thread leaves the CPU: its runtime so far (the kernel updated it for the switch). */
+/* task->state was renamed __state in 5.14 */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+
+/*
+ * An exiting thread leaves the CPU: its runtime so far (the kernel updated it for the switch).
+ * It can be switched out more than once on its way (preempted, or blocked in exit_files); the
+ * last time, dead, its runtime is final, and dead_ns says so to a reading that waits for it.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(mb_exit_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -88,5 +105,7 @@ int BPF_PROG(mb_exit_switch, bool preempt, struct task_struct *prev, struct task
 		return 0;
 	rt->runtime_ns = prev->se.sum_exec_runtime;
 	rt->exit_ns = bpf_ktime_get_ns();
+	if (task_state(prev) & TASK_DEAD)
+		rt->dead_ns = rt->exit_ns;
 	return 0;
 }

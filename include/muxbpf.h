@@ -222,8 +222,9 @@ struct muxbpf_task_rt {
 	__u64 maj_flt;      /* major page faults */
 	__u64 start_ns;     /* task->start_time: creation, CLOCK_MONOTONIC */
 	__u64 exit_ns;      /* when it exited (CLOCK_MONOTONIC), 0 while alive */
+	__u64 dead_ns;      /* its last switch-out (CLOCK_MONOTONIC): runtime_ns is final; 0 before */
 };
-_Static_assert(sizeof(struct muxbpf_task_rt) == 96, "muxbpf_task_rt layout");
+_Static_assert(sizeof(struct muxbpf_task_rt) == 104, "muxbpf_task_rt layout");
 
 /*
  * The time ledger (bpf/ledger.bpf.c): exact time inside syscalls, by syscall and by user call

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "collect.h"
 #include "log.h"
 #include "muxbpf.skel.h"
@@ -57,6 +59,34 @@ static int read_iter(struct profiler *p, struct rt_snapshot *out, size_t *cap)
 	return err;
 }
 
+/*
+ * An exited thread's record, once its runtime is final.  A thread runs on after
+ * sched_process_exit: through exit_notify, where the kernel releases it (its task directory goes,
+ * the process's CPU clock takes its time), to its last switch-out.  A reading between the two
+ * would book less than the process clock already holds: milliseconds once in a TCG guest whose
+ * vCPU stalled there.  So wait for the switch-out, briefly: it is microseconds away on a machine
+ * that runs.
+ */
+#define RT_EXIT_WAIT_MS 100 /* an exit without its last switch-out by then: as it stands */
+
+static void exited_final(int map_fd, __u32 tid, struct muxbpf_task_rt *rt)
+{
+	bool waited = false;
+
+	/* (by its exit's time, not per reading: a switch-out missed once costs one wait) */
+	while (!rt->dead_ns && mono_ns() - rt->exit_ns < RT_EXIT_WAIT_MS * 1000000ull) {
+		struct timespec ts = { 0, 1000000 };
+
+		waited = true;
+		nanosleep(&ts, NULL);
+		if (bpf_map_lookup_elem(map_fd, &tid, rt))
+			return;
+	}
+	if (waited && !rt->dead_ns)
+		pr_verbose("thread %u: no last switch-out %d ms after its exit; its runtime is as of "
+			   "then", tid, RT_EXIT_WAIT_MS);
+}
+
 int collect_runtime(struct profiler *p, struct rt_snapshot *out)
 {
 	int map_fd = bpf_map__fd(profiler__skel(p)->maps.exited);
@@ -71,8 +101,10 @@ int collect_runtime(struct profiler *p, struct rt_snapshot *out)
 	while (!err && bpf_map_get_next_key(map_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(map_fd, &key, &rt) == 0 && !rt_has(out, rt.tid))
-			err = rt_push(out, &cap, &rt);
+		if (bpf_map_lookup_elem(map_fd, &key, &rt) || rt_has(out, rt.tid))
+			continue;
+		exited_final(map_fd, key, &rt);
+		err = rt_push(out, &cap, &rt);
 	}
 	if (err)
 		rt_snapshot__free(out);

@@ -160,6 +160,16 @@ static void test_oncpu_and_closure(void **state)
 	for (size_t i = 0; i < end->n; i++)
 		if (end->v[i].pid == (uint32_t)R.t.pid && end->v[i].exit_ns > alive)
 			tail = end->v[i].exit_ns - alive;
+	/* the phase's end was read after the reader's last switch-out, dead: its runtime final */
+	{
+		bool dead = false;
+
+		for (size_t i = 0; i < end->n; i++)
+			dead |= end->v[i].pid == (uint32_t)R.t.pid && end->v[i].exit_ns &&
+				end->v[i].dead_ns >= end->v[i].exit_ns;
+		if (!dead)
+			fail_msg("the pipe phase's reader: no last switch-out (TASK_DEAD) in its record");
+	}
 	for (int ph = PH_BURN; ph < PH__COUNT; ph++) {
 		const struct phase_ledger *l = &R.led[ph];
 		uint64_t sched = R.r[ph][1].proc.schedstat_ns - R.r[ph][0].proc.schedstat_ns;
