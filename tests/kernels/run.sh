@@ -157,8 +157,10 @@ boot() {
 	start=$(date +%s)
 	# thread=single: with one host thread per vCPU (multi), a vCPU sometimes runs an int3
 	# the kernel has already removed from a patched tracepoint site (an Oops in __schedule,
-	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race
-	timeout -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race.
+	# --foreground: qemu stays in this script's process group, so a Ctrl-C or a kill of the
+	# group that runs the tests stops the guest too (timeout would make a group of its own)
+	timeout --foreground -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp 2 -m 4G -kernel "$(ls "$kdir/$pkg"/boot/vmlinuz-*)" -initrd "$kdir/$pkg.initrd" \
 		-append "console=ttyS0,115200 panic=-1 quiet" -nographic -no-reboot -nic none \
 		-serial mon:stdio \
