@@ -92,6 +92,19 @@ struct {
 	__uint(max_entries, MUXBPF_MAX_THREADS);
 } threads SEC(".maps");
 
+/*
+ * Per CPU: bpf_ktime_get_ns() less the scheduler's clock (rq_clock_task) at the target's last
+ * switch-out there, where the kernel has just set the leaving thread's se.exec_start to that
+ * clock.  It turns a running thread's exec_start into our clock (missed_in(): the CPU since the
+ * kernel last folded it into sum_exec_runtime).  0: none yet.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __s64);
+	__uint(max_entries, 1);
+} clock_gap SEC(".maps");
+
 /* Stack walks at syscall entry, accounted apart from the sampler's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -363,8 +376,38 @@ static __always_inline __u64 task_csw(struct task_struct *t)
  * thread was preempted (user mode cannot block), so its run_delay since then is the wait.  Call
  * with the thread's own task (fresh counters at a switch-out; at most a tick old when running).
  */
+/*
+ * The CPU a running thread has used since the kernel last folded its time into sum_exec_runtime
+ * (at its switch-in or the last tick: up to a tick, and milliseconds in a TCG guest whose ticks
+ * stall): now less se.exec_start, through this CPU's clock_gap.  Bounded by since (ours): 0 when
+ * the gap is unknown or the figures do not fit.
+ */
+static __always_inline __u64 unfolded_ns(struct task_struct *task, __u64 now, __u64 since)
+{
+	__u32 zero = 0;
+	__s64 *gap = bpf_map_lookup_elem(&clock_gap, &zero);
+	__s64 d;
+
+	if (!gap || !*gap)
+		return 0;
+	d = (__s64)(now - *gap) - (__s64)task->se.exec_start;
+	return d > 0 && (__u64)d <= now - since ? (__u64)d : 0;
+}
+
+/* At the target's switch-out: this CPU's clock_gap (see there). */
+static __always_inline void note_clock_gap(struct task_struct *prev, __u64 now)
+{
+	__u32 zero = 0;
+	__s64 *gap = bpf_map_lookup_elem(&clock_gap, &zero);
+
+	if (gap)
+		*gap = (__s64)now - (__s64)prev->se.exec_start;
+}
+
+/* now: the handler's clock when task is the running thread (its counters then lag by the CPU
+ * since their last update: unfolded_ns()); 0 at its switch-out, where they are fresh. */
 static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task_struct *task,
-				      __u32 ph, __u32 tid)
+				      __u32 ph, __u32 tid, __u64 now)
 {
 	struct muxbpf_thread_val *tv = thread_val(ph, tid);
 	__u64 rt, delay;
@@ -373,6 +416,8 @@ static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task
 		rt = task->se.sum_exec_runtime;
 		if (rt > s->out_rt)
 			s->cpu_ns += rt - s->out_rt;
+		if (now)
+			s->cpu_ns += unfolded_ns(task, now, s->off_ns);
 		s->inexact = 1;
 	} else if (s->pending) {
 		delay = task->sched_info.run_delay;
@@ -406,7 +451,7 @@ static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_t
 	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
 	if (s->off)
-		missed_in(s, task, ph, tid);
+		missed_in(s, task, ph, tid, now);
 	s->nr = id;
 	s->enter_ns = s->run_ns = now;
 	s->cpu_ns = 0;
@@ -460,7 +505,7 @@ static __always_inline void sys_exit(__u64 pid_tgid, __u64 now)
 	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
 	if (s->off)
-		missed_in(s, task, ph, tid); /* the CPU since the switch-out is in cpu_ns now */
+		missed_in(s, task, ph, tid, now); /* the CPU since the switch-out is in cpu_ns now */
 	else
 		s->cpu_ns += now - s->run_ns;
 	cpu = s->cpu_ns;
@@ -469,7 +514,8 @@ static __always_inline void sys_exit(__u64 pid_tgid, __u64 now)
 	switches = task_csw(task) - s->csw;
 	if (switches != s->outs) {
 		/* A switch event went missing: fall back to the kernel's runtime delta. */
-		__u64 rt = task->se.sum_exec_runtime - s->rt_enter;
+		__u64 rt = task->se.sum_exec_runtime - s->rt_enter +
+			   unfolded_ns(task, now, s->enter_ns);
 		struct muxbpf_thread_val *tv = thread_val(ph, tid);
 
 		cpu = rt < wall ? rt : wall;
@@ -515,8 +561,9 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 	if (!s)
 		return;
 	at_boundary(s, tid, pe >> 32);
+	note_clock_gap(prev, now);
 	if (s->off)
-		missed_in(s, prev, ph, tid); /* marks it on: no switch path for this interval */
+		missed_in(s, prev, ph, tid, 0); /* marks it on: no switch path for this interval */
 	else if (s->nr >= 0)
 		s->cpu_ns += now - s->run_ns;
 	if (s->nr >= 0)
