@@ -233,6 +233,9 @@ wait $tpid
 # a name that matches two processes is refused
 sleep 30 & s1=$!
 sleep 30 & s2=$!
+# (each is named sleep once it has exec'd; before that, a loaded machine shows a shell's fork)
+both_sleep() { [ "$(cat /proc/$s1/comm 2>/dev/null)" = sleep ] && [ "$(cat /proc/$s2/comm 2>/dev/null)" = sleep ]; }
+wait_until 10 both_sleep || fail "the two sleep processes did not start"
 "$muxbpf" attach --name sleep --duration 1 >/dev/null 2>"$work/two.err" && fail "two matches accepted"
 grep -q "processes are named 'sleep'" "$work/two.err" || fail "no message for two matches"
 kill $s1 $s2
