@@ -3,9 +3,10 @@
 # puppeteer-core from npm into BUILD/npm, never committed) loads each page from file:// with the
 # network cut off and checks it as a person would use it (tests/e2e/check_html.js): no console
 # error, a section per phase, a click zooms a flame graph, a header click reorders a table, the
-# view switch, the numbers equal the JSON's (the --by command cards' too).  Pages: a run, a stripped target's run (DSO+offset
-# names, the STRIPPED line), diff of two runs and muxbpf ab (red and blue frames).  Screenshots
-# are kept in BUILD/test-artifacts/.  Exit 77 = skipped (not root, no BTF).
+# view switch, the numbers equal the JSON's (the --by command cards' too).  Pages: a run, a
+# stripped target's run (DSO+offset names, the STRIPPED line), diff of two runs and muxbpf ab
+# (red and blue frames).  Screenshots are kept in BUILD/test-artifacts/.  Exit 77 = skipped (not
+# root, no BTF).
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf

@@ -5,7 +5,8 @@
 # windows: every boundary reading and every occupancy check (once a second) falls inside the
 # blocked calls.  The windows must tile the run, none shorter than the interval.  Each window
 # must close within 1% of its wall, book the blocked reads as off-CPU (their wall = the
-# window's, their CPU ~0), and never book more syscall CPU than the kernel's on-CPU.  LEDGER_LONG_SECONDS (default 20) sets the length.  --freq 99: the workers'
+# window's, their CPU ~0), and never book more syscall CPU than the kernel's on-CPU.
+# LEDGER_LONG_SECONDS (default 20) sets the length.  --freq 99: the workers'
 # 20 us bursts are far below a 997 Hz per-thread period, and the sampler is not under test here.
 set -u
 out=${1:-build}
