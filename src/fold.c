@@ -7,8 +7,6 @@
 #include <string.h>
 #include "fold.h"
 
-#define LABEL_MAX 1024
-
 static const char *const by_names[FOLD_BY__COUNT] = {
 	[FOLD_BY_FUNCTION] = "function",
 	[FOLD_BY_SRCFILE] = "srcfile",
@@ -226,7 +224,7 @@ int fold_row_cmp(const void *a, const void *b)
 static int fold_sample(enum fold_by by, struct fold_view *t, struct row_index *ix,
 		       const struct mb_sample *s, const struct mb_rstack *st, size_t stamp)
 {
-	char label[LABEL_MAX];
+	char label[FOLD_LABEL_MAX];
 
 	for (uint32_t f = 0; f < st->n; f++) {
 		int unnamed = fold_frame_label(by, &st->frames[f], label, sizeof(label));

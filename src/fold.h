@@ -73,6 +73,15 @@ void fold_table__free(struct fold_table *t);
 /* qsort order of table rows: self, then total, descending; then by name. */
 int fold_row_cmp(const void *a, const void *b);
 
+/*
+ * The longest row label, with its NUL.  The tables here and the stack profile behind the
+ * artifacts (sprof: folded stacks, flame graphs, speedscope, pprof) label frames in buffers of
+ * this size, so a long C++ name is cut at the same byte in both and the artifacts name the
+ * report's rows (a 600-byte template name cut at 511 in the folded file only was a row the
+ * folded stacks did not have).
+ */
+#define FOLD_LABEL_MAX 1024
+
 /* The row label of frame f in view by (what the report prints; artifacts can use the same).
  * Returns 1 when it is an unnamed bucket ("[netmux+0xc6700]", "[libc.so.6: no debuginfo]"). */
 int fold_frame_label(enum fold_by by, const struct mb_sym *f, char *buf, size_t size);

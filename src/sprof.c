@@ -165,7 +165,7 @@ static long frame_get(struct sprof *sp, const struct sp_frame *f)
 
 static long user_frame(struct sprof *sp, const struct mb_sym *s)
 {
-	char label[512];
+	char label[FOLD_LABEL_MAX];
 	struct sp_frame f = { .name = (char *)s->name, .why = s->why, .offset = s->offset,
 			      .sym_off = s->sym_off, .label = label, .file = (char *)s->file,
 			      .line = s->line };

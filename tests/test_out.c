@@ -232,6 +232,38 @@ static void test_folded_roundtrip(void **state)
 	sprof_free(&sp);
 }
 
+/*
+ * A name longer than sprof's old 512-byte label: the folded stacks and the report's function
+ * rows must name it alike, whole up to FOLD_LABEL_MAX and cut at the same byte past it (a
+ * 600-byte C++ template name was a report row that no folded stack had).
+ */
+static void test_long_names_match_rows(void **state)
+{
+	static const size_t lens[] = { 700, FOLD_LABEL_MAX - 1, FOLD_LABEL_MAX + 300 };
+	static const char part[] = "std::_Rb_tree<unsigned long long, Module*> ";
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		char *name = malloc(lens[k] + 1), row[FOLD_LABEL_MAX];
+		struct mb_sym st[2];
+		struct sprof sp;
+
+		assert_non_null(name);
+		for (size_t i = 0; i < lens[k]; i++)
+			name[i] = part[i % (sizeof(part) - 1)];
+		name[lens[k]] = 0;
+		st[0] = fn(name, 0x300);
+		st[1] = fn("main", 0x100);
+		sprof_init(&sp, 1000);
+		assert_int_equal(sprof_add_sample(&sp, 2, st, 2, 1), 0);
+		assert_int_equal(fold_frame_label(FOLD_BY_FUNCTION, &st[0], row, sizeof(row)), 0);
+		assert_int_equal(strlen(row), lens[k] < FOLD_LABEL_MAX ? lens[k] : FOLD_LABEL_MAX - 1);
+		assert_string_equal(sp.frames[sp.phases[2].stacks[0].frames[0]].label, row);
+		sprof_free(&sp);
+		free(name);
+	}
+}
+
 static void test_folded_read_errors(void **state)
 {
 	char path[] = "/tmp/muxbpf-test-folded.XXXXXX", err[256];
@@ -945,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_json_rejects),
 		cmocka_unit_test(test_folded_roundtrip),
 		cmocka_unit_test(test_folded_read_errors),
+		cmocka_unit_test(test_long_names_match_rows),
 		cmocka_unit_test(test_flame_kernel_frames),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_svg_diff),
