@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,9 +312,10 @@ void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, u
 				  .n = share->n };
 	if (!row->runs || !share->valid)
 		return;
-	lo = out->value - (share->value - share->lo) * per;
+	/* a share at its interval's end (0 samples) can be off it by a rounding: no negative side */
+	lo = out->value - fmax(share->value - share->lo, 0) * per;
 	out->lo = lo < 0 ? 0 : lo;
-	out->hi = out->value + (share->hi - share->value) * per;
+	out->hi = out->value + fmax(share->hi - share->value, 0) * per;
 	out->valid = true;
 }
 
