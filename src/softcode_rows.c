@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,10 +311,9 @@ void sc_cpu_per_cmd_ci(const struct sc_row *row, const struct stats_ci *share, u
 				  .n = share->n };
 	if (!row->runs || !share->valid)
 		return;
-	/* a share at its interval's end (0 samples) can be off it by a rounding: no negative side */
-	lo = out->value - fmax(share->value - share->lo, 0) * per;
+	lo = out->value - (share->value - share->lo) * per;
 	out->lo = lo < 0 ? 0 : lo;
-	out->hi = out->value + fmax(share->hi - share->value, 0) * per;
+	out->hi = out->value + (share->hi - share->value) * per;
 	out->valid = true;
 }
 

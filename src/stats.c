@@ -49,8 +49,10 @@ void stats_share(uint64_t k, uint64_t n, struct stats_ci *out)
 	mid = (p + z2 / (2.0 * n)) / den;
 	half = Z975 * sqrt(p * (1 - p) / n + z2 / (4.0 * n * n)) / den;
 	out->value = p;
-	out->lo = mid - half < 0 ? 0 : mid - half;
-	out->hi = mid + half > 1 ? 1 : mid + half;
+	/* Wilson's interval holds p, but at k = 0 or n mid -/+ half lands a rounding past it (lo
+	 * above 0 for n = 3, hi below 1 for n = 10): the interval keeps its value */
+	out->lo = mid - half < 0 ? 0 : fmin(mid - half, p);
+	out->hi = mid + half > 1 ? 1 : fmax(mid + half, p);
 	out->valid = true;
 }
 

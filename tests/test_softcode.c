@@ -250,16 +250,13 @@ static void test_cpu_per_cmd_ci(void **state)
 	assert_true(us.valid);
 	assert_true(us.lo == 0);
 	assert_true(stats_ci_wide(&us));
-	/* a share a rounding above its interval's low end (a row with no samples of its own): the
-	 * interval still holds the exact value (a real run gave lo 2103.9832500000007 for 2103.98325) */
+	/* a row with no samples of its own, Wilson's share of 0 of 3 (whose lo came out a rounding
+	 * above 0): the interval still holds the exact value (a real run gave lo
+	 * 2103.9832500000007 for 2103.98325) */
 	row.cpu_ns = 2103983250;
-	share = (struct stats_ci){ .value = 0.1, .lo = 0.1 + 1e-17, .hi = 0.3, .n = 10, .valid = true };
+	stats_share(0, 3, &share);
 	sc_cpu_per_cmd_ci(&row, &share, 100000000, &us);
 	assert_true(us.valid);
-	assert_true(us.lo <= us.value && us.value <= us.hi);
-	share = (struct stats_ci){ .value = 0.1, .lo = 0.1 + 1e-12, .hi = 0.1 - 1e-12, .n = 10,
-				   .valid = true };
-	sc_cpu_per_cmd_ci(&row, &share, 100000000, &us);
 	assert_true(us.lo <= us.value && us.value <= us.hi);
 	/* no runs (not exact): no interval */
 	row.runs = 0;

@@ -57,6 +57,14 @@ static void test_wilson(void **state)
 	stats_share(10, 10, &ci);
 	NEAR(ci.lo, 0.7225, 1e-4);
 	NEAR(ci.hi, 1, 1e-9);
+	/* and exactly: the interval holds its value at both ends for every n (0 of 3 gave lo a
+	 * rounding above 0, 10 of 10 hi a rounding below 1) */
+	for (uint64_t n = 1; n <= 2000; n++) {
+		stats_share(0, n, &ci);
+		assert_true(ci.lo <= ci.value);
+		stats_share(n, n, &ci);
+		assert_true(ci.hi >= ci.value);
+	}
 	/* a 70% share of 1000 samples: +-2.8 points */
 	stats_share(700, 1000, &ci);
 	NEAR(stats_ci_half(&ci), 0.0284, 5e-4);
