@@ -34,14 +34,17 @@ struct {
 	__u32 id[MUXBPF_SC_DEPTH];
 } sc_ustack;
 
-/* Exact mode: the open command, its phase, the task clock at its start and at its return. */
+/*
+ * Exact mode: the open command, its phase, the task clock at its start and at its return, and
+ * the u() probe hits since the segment (the command, or the time after it) began.
+ */
 struct {
 	__u32 cmd;
 	__u32 phase;
 	__u64 start;
 	__u64 end;
 	__u32 ended;
-	__u32 __pad;
+	__u32 hits;
 } sc_seg;
 
 struct {
@@ -210,6 +213,7 @@ int mb_sc_ufun_enter(struct pt_regs *ctx)
 	if (!on_command_thread())
 		return 0;
 	sc_stats.ufun_enter++;
+	sc_seg.hits++;
 	key.thing = (__s32)ctx->r8;
 	key.executor = (__s32)ctx->r9;
 	if (!bpf_probe_read_user(&cargs, sizeof(cargs), (void *)(sp + 16)) && cargs &&
@@ -245,6 +249,7 @@ int mb_sc_ufun_exit(struct pt_regs *ctx)
 	if (!on_command_thread())
 		return 0;
 	sc_stats.ufun_exit++;
+	sc_seg.hits++;
 	if (sc_ustack.extra) {
 		sc_ustack.extra--;
 		return 0;
@@ -253,6 +258,7 @@ int mb_sc_ufun_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A segment's time and its probe hits: those inside, and one for its two ends. */
 static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
 {
 	struct muxbpf_sc_time_key tk = { .phase = ph, .cmd = cmd };
@@ -263,10 +269,12 @@ static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
 		bpf_map_update_elem(&sc_times, &tk, &zero, BPF_NOEXIST);
 		tv = bpf_map_lookup_elem(&sc_times, &tk);
 	}
-	if (tv)
+	if (tv) {
 		tv->cpu_ns += ns;
-	else
+		tv->hits += sc_seg.hits + 1;
+	} else {
 		sc_stats.lost++;
+	}
 }
 
 /*
@@ -290,6 +298,7 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 	if (bpf_perf_event_read_value(&sc_clock, 0, &v, sizeof(v))) {
 		sc_stats.clock_err++;
 		sc_seg.cmd = 0;
+		sc_seg.hits = 0;
 		return 0;
 	}
 	if (sc_seg.cmd && !sc_seg.ended && v.counter >= sc_seg.start)
@@ -304,6 +313,7 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 	sc_seg.phase = ph < MUXBPF_MAX_PHASES ? ph : 0;
 	sc_seg.start = v.counter;
 	sc_seg.ended = 0;
+	sc_seg.hits = 0;
 	if (!sc_seg.cmd)
 		return 0;
 	tk.phase = sc_seg.phase;
@@ -339,5 +349,6 @@ int mb_sc_cmd_end(struct pt_regs *ctx)
 		charge(sc_seg.phase, sc_seg.cmd, v.counter - sc_seg.start);
 	sc_seg.ended = 1;
 	sc_seg.end = v.counter;
+	sc_seg.hits = 0;
 	return 0;
 }

@@ -461,8 +461,14 @@ _Static_assert(sizeof(struct muxbpf_sc_time_key) == 8, "muxbpf_sc_time_key layou
 struct muxbpf_sc_time_val {
 	__u64 count;  /* commands started */
 	__u64 cpu_ns; /* the task clock from each start to the next start */
+	/*
+	 * Our own uprobe hits inside that time, whose traps the task clock counts: the u() probes
+	 * hit inside, plus one for each segment's two ends (its opening hit after the clock read
+	 * and its closing hit before it make about one hit together).  The loader removes them.
+	 */
+	__u64 hits;
 };
-_Static_assert(sizeof(struct muxbpf_sc_time_val) == 16, "muxbpf_sc_time_val layout");
+_Static_assert(sizeof(struct muxbpf_sc_time_val) == 24, "muxbpf_sc_time_val layout");
 
 /* Where the loader found netmux's state (written into .bss before the first phase). */
 struct muxbpf_sc_config {

@@ -113,9 +113,14 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 			   " hits", (uint64_t)(s->cmd_starts + s->cmd_ends));
 	else
 		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
-	/* measured by bench/uprobe_cost on the project's VMs: 0.6-1.5 us per emulated hit */
-	fprintf(f, "; a uprobe hit costs netmux ~1 us (bench/uprobe_cost): ~%.1f ms in all\n",
-		(s->ufun_enter + s->ufun_exit + s->cmd_starts + s->cmd_ends) / 1e3);
+	if (d->hit_ns >= 0)
+		fprintf(f, "; a uprobe hit costs %.2f us here (measured at start): ~%.1f ms in all%s\n",
+			d->hit_ns / 1e3,
+			(s->ufun_enter + s->ufun_exit + s->cmd_starts + s->cmd_ends) * d->hit_ns / 1e6,
+			d->exact ? ", left out of the exact times" : "");
+	else
+		fprintf(f, "; a uprobe hit's cost could not be measured%s\n",
+			d->exact ? ": the exact times include our probes' cost" : "");
 	if (d->exact)
 		fprintf(f, "  exact: %" PRIu64 " command starts, %" PRIu64 " returns, %" PRIu64
 			   " task clock errors\n", (uint64_t)s->cmd_starts, (uint64_t)s->cmd_ends,
@@ -124,6 +129,16 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		   " without a readable command%s\n",
 		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
 		s->lost ? " (MAPS FULL: some keys lost)" : "");
+}
+
+/* The probe cost the rows' exact times leave out. */
+static double probes_ms(const struct sc_rows *rows)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < rows->n; i++)
+		ns += rows->v[i].probe_ns;
+	return ns / 1e6;
 }
 
 static void print_commands(FILE *f, const struct report *r, const struct report_phase *p,
@@ -142,13 +157,13 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 		ci_source(p, src, sizeof(src));
 	}
 	if (d->exact)
-		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command, plus the "
-			   "%.2f ms between commands shared out per command started, x%.3f to the "
-			   "kernel's runtime; samples user-mode; share +- its 95%% interval (%s); "
-			   "us/cmd +- %s; ? = wider than the figure):\n"
-			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", rows->between_ns / 1e6, rows->scale,
-			src, us_src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share", "+-",
-			"command");
+		fprintf(f, "  by command (on-CPU: netmux's task clock inside each command less our "
+			   "probes' %.2f ms, plus the %.2f ms between commands shared out per command "
+			   "started, x%.3f to the kernel's runtime; samples user-mode; share +- its 95%% "
+			   "interval (%s); us/cmd +- %s; ? = wider than the figure):\n"
+			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", probes_ms(rows), rows->between_ns / 1e6,
+			rows->scale, src, us_src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share",
+			"+-", "command");
 	else
 		fprintf(f, "  by command (samples, share +- its 95%% interval (%s), ? = wider than "
 			   "the share; est. ms = the phase's on-CPU x share):\n"
@@ -232,6 +247,10 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_ku64(w, "no_command", d->stats.no_cmd);
 	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);
 	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts + d->stats.cmd_ends);
+	if (d->valid && d->hit_ns >= 0)
+		jw_knum(w, "uprobe_hit_ns", d->hit_ns);
+	else
+		jw_kstr(w, "uprobe_hit_ns", NULL);
 	jw_ku64(w, "lost", d->stats.lost);
 	jw_key(w, "phases");
 	jw_arr(w);
@@ -259,6 +278,8 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
 				jw_ku64(w, "in_command_ns", rows.v[j].in_ns);
+				jw_ku64(w, "probe_hits", rows.v[j].probe_hits);
+				jw_ku64(w, "probe_ns", rows.v[j].probe_ns);
 				jw_obj_end(w);
 			}
 			sc_rows__free(&rows);

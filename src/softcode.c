@@ -26,6 +26,7 @@
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "opts.h"
+#include "probe_cost.h"
 #include "softcode.h"
 
 struct softcode {
@@ -35,6 +36,7 @@ struct softcode {
 	int clock_fd;
 	bool exact;
 	uint64_t bias;
+	double hit_ns; /* one uprobe hit's cost here; negative: not measured (-errno) */
 };
 
 /* --- finding the addresses ---------------------------------------------------------------- */
@@ -547,6 +549,11 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 	if (err)
 		goto out_free;
 	sc->bias = bias;
+	/* before the config: the program returns at once, as it does on muxbpf's thread */
+	sc->hit_ns = probe_cost_measure(sc->skel->progs.mb_sc_ufun_exit);
+	if (sc->hit_ns < 0)
+		pr_warn("softcode views: a uprobe hit's cost could not be measured (%s): the exact "
+			"times keep our probes' cost", strerror((int)-sc->hit_ns));
 	/* the config last: the sampler starts reading netmux's memory from here */
 	sc->skel->bss->sc_config.curr_cmd = bias + t->curr_cmd;
 	sc->skel->bss->sc_config.curr_executor = bias + t->curr_executor;
@@ -717,6 +724,7 @@ int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *
 	}
 	snap->valid = true;
 	snap->exact = sc->exact;
+	snap->hit_ns = sc->hit_ns;
 	return 0;
 }
 
@@ -729,6 +737,7 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 	memset(d, 0, sizeof(*d));
 	d->valid = true;
 	d->exact = sc->exact;
+	d->hit_ns = sc->hit_ns;
 	d->bias = sc->bias;
 	d->stats = skel->bss->sc_stats;
 	err = walk_map(skel->maps.sc_cmds, &w, add_cmd);

@@ -97,6 +97,8 @@ struct sc_attr {
 struct sc_data {
 	bool valid;    /* the views ran (else why says why not) */
 	bool exact;    /* process_command was probed */
+	/* one uprobe hit's cost on this machine (probe_cost.h); negative: not measured */
+	double hit_ns;
 	char why[512];
 	const char *names_from; /* "the game", "netmux's memory", or NULL */
 	uint64_t bias;          /* netmux's load bias (for reading its memory) */
@@ -158,7 +160,9 @@ struct sc_row {
 	char *label;
 	uint64_t samples;
 	uint64_t runs;    /* exact mode: commands started */
-	uint64_t in_ns;   /* exact mode: task clock inside process_command */
+	uint64_t in_ns;   /* exact mode: task clock inside process_command, less probe_ns */
+	uint64_t probe_hits; /* exact mode: our uprobe hits inside (muxbpf_sc_time_val.hits) */
+	uint64_t probe_ns;   /* their cost, removed from in_ns: probe_hits x hit_ns */
 	uint64_t clock_ns; /* in_ns + its share of the time between commands (by commands started) */
 	uint64_t cpu_ns;  /* exact mode: clock_ns scaled to the phase's on-CPU (see sc_rows) */
 };

@@ -239,10 +239,22 @@ static const char *cmd_label(const struct sc_cmd *c)
 	return c && c->label ? c->label : "(between commands)";
 }
 
+/*
+ * The cost of our uprobe hits inside a time entry: the task clock counts each hit's trap and
+ * the user-mode samples cannot, so the exact times leave them out (probe_cost.h).  Never more
+ * than the entry's own time.
+ */
+static uint64_t probe_ns(const struct sc_data *d, const struct sc_time *t)
+{
+	double ns = d->hit_ns > 0 ? d->hit_ns * (double)t->val.hits : 0;
+
+	return ns < (double)t->val.cpu_ns ? (uint64_t)(ns + 0.5) : t->val.cpu_ns;
+}
+
 int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_ns,
 		    struct sc_rows *out)
 {
-	uint64_t clock = 0, between = 0, starts = 0;
+	uint64_t clock = 0, between = 0, starts = 0, removed = 0;
 	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -266,14 +278,19 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 
 		if (t->key.phase != phase)
 			continue;
-		if (t->key.cmd)
+		if (t->key.cmd) {
 			starts += t->val.count;
-		else
-			between += t->val.cpu_ns;
+		} else {
+			between += t->val.cpu_ns - probe_ns(d, t);
+			removed += probe_ns(d, t);
+		}
 	}
+	if (!starts)
+		removed = 0; /* the time between commands stays out of the rows */
 	for (size_t i = 0; i < d->ntimes; i++) {
 		const struct sc_time *t = &d->times[i];
 		const struct sc_cmd *c = cmd_by_id(d, t->key.cmd);
+		uint64_t probe = probe_ns(d, t);
 		struct sc_row *r;
 
 		if (t->key.phase != phase || !t->key.cmd)
@@ -283,15 +300,19 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 			goto out_nomem;
 		if (c && c->primary)
 			r->runs += t->val.count;
-		r->in_ns += t->val.cpu_ns;
-		r->clock_ns += t->val.cpu_ns;
+		r->probe_hits += t->val.hits;
+		r->probe_ns += probe;
+		removed += probe;
+		r->in_ns += t->val.cpu_ns - probe;
+		r->clock_ns += t->val.cpu_ns - probe;
 		if (starts)
 			r->clock_ns += (uint64_t)((double)between * t->val.count / starts + 0.5);
 	}
 	for (size_t i = 0; i < out->n; i++)
 		clock += out->v[i].clock_ns;
 	out->between_ns = between;
-	out->scale = oncpu_ns && clock ? (double)oncpu_ns / clock : 1.0;
+	/* the kernel's runtime counts our probes' traps too: they are not shared out */
+	out->scale = oncpu_ns && clock ? (double)oncpu_ns / (clock + removed) : 1.0;
 	for (size_t i = 0; i < out->n; i++)
 		out->v[i].cpu_ns = (uint64_t)(out->v[i].clock_ns * out->scale + 0.5);
 	if (out->n)

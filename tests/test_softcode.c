@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fold.h"
+#include "probe_cost.h"
 #include "softcode.h"
 
 static void test_verb(void **state)
@@ -91,6 +92,7 @@ static void add_time(struct sc_data *d, uint32_t phase, uint32_t cmd, uint64_t c
 	d->times[d->ntimes].key.phase = phase;
 	d->times[d->ntimes].key.cmd = cmd;
 	d->times[d->ntimes].val.count = count;
+	d->times[d->ntimes].val.hits = 0;
 	d->times[d->ntimes++].val.cpu_ns = ns;
 }
 
@@ -195,6 +197,71 @@ static void test_command_rows(void **state)
 	assert_int_equal(rows.v[0].cpu_ns + rows.v[1].cpu_ns, 15000000);
 	sc_rows__free(&rows);
 	sc_data__free(&d);
+}
+
+/*
+ * Our uprobe hits inside the exact times: each costs hit_ns of task clock that user-mode
+ * samples never see, and leaves the rows, the time between commands and the on-CPU they share.
+ */
+static void test_command_rows_probes(void **state)
+{
+	struct sc_data d;
+	struct sc_rows rows;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	d.hit_ns = 500;
+	/* slow typed 10 times (1 ms, 10 hits), its action 10 times (20 ms, 30 hits: u() probes),
+	 * look 30 times (3 ms, 30 hits), 6 ms between commands (50 hits) */
+	add_time(&d, 1, 1, 10, 1000000);
+	d.times[d.ntimes - 1].val.hits = 10;
+	add_time(&d, 1, 2, 10, 20000000);
+	d.times[d.ntimes - 1].val.hits = 30;
+	add_time(&d, 1, 3, 30, 3000000);
+	d.times[d.ntimes - 1].val.hits = 30;
+	add_time(&d, 1, 0, 0, 6000000);
+	d.times[d.ntimes - 1].val.hits = 50;
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.n, 2);
+	assert_int_equal(rows.v[0].probe_hits, 40);
+	assert_int_equal(rows.v[0].probe_ns, 40 * 500);
+	assert_int_equal(rows.v[0].in_ns, 21000000 - 40 * 500);
+	assert_int_equal(rows.between_ns, 6000000 - 50 * 500);
+	assert_int_equal(rows.v[0].clock_ns, 21000000 - 40 * 500 + (6000000 - 50 * 500) * 20 / 50);
+	assert_int_equal(rows.v[1].in_ns, 3000000 - 30 * 500);
+	sc_rows__free(&rows);
+	/* scaled to the on-CPU, which counts the probes too: they are not shared out */
+	assert_int_equal(sc_command_rows(&d, 1, 30000000, &rows), 0);
+	assert_int_equal(rows.v[0].cpu_ns + rows.v[1].cpu_ns, 30000000 - 120 * 500);
+	sc_rows__free(&rows);
+	/* a cost above an entry's own time takes the whole of it, no more */
+	d.hit_ns = 1e6;
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.v[0].in_ns, 0);
+	assert_int_equal(rows.v[0].probe_ns, 21000000);
+	assert_int_equal(rows.between_ns, 0);
+	sc_rows__free(&rows);
+	/* not measured (a negative errno): nothing removed */
+	d.hit_ns = -2;
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.v[0].in_ns, 21000000);
+	assert_int_equal(rows.v[0].probe_ns, 0);
+	assert_int_equal(rows.v[0].probe_hits, 40);
+	sc_rows__free(&rows);
+	sc_data__free(&d);
+}
+
+/* The cost per hit: the medians' difference, never negative. */
+static void test_probe_cost_from(void **state)
+{
+	double bare[5] = { 3, 2, 9, 2.5, 2 }, probed[5] = { 900, 1000, 700, 20000, 800 };
+	double b2[3] = { 5, 5, 5 }, p2[3] = { 4, 4, 6 };
+
+	(void)state;
+	assert_true(probe_cost_from(bare, probed, 5) == 900 - 2.5);
+	assert_true(probe_cost_from(b2, p2, 3) == 0);
+	assert_true(probe_cost_from(b2, p2, 0) == 0);
 }
 
 static void test_path_rows(void **state)
@@ -321,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_command_rows),
+		cmocka_unit_test(test_command_rows_probes),
+		cmocka_unit_test(test_probe_cost_from),
 		cmocka_unit_test(test_path_rows),
 		cmocka_unit_test(test_by_parse),
 		cmocka_unit_test(test_cpu_per_cmd_ci),
