@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Lock step: the share of hot_a in tests/targets/synth's periodic phase ('a': 70% hot_a, 30%
- * hot_b by its own thread CPU clock, in fixed blocks of ~0.5 ms) over RUNS runs, with the
- * kernel's fixed period and with muxbpf's re-drawn random period (src/jitter.c), interleaved.
- * Prints each run's samples, hot_a share and samples per second of the target's CPU, then the
- * spread, the largest distance from 70 and the binomial error for comparison.
+ * hot_b, in fixed blocks of ~0.5 ms in a fixed order) over RUNS runs, with the kernel's fixed
+ * period and with muxbpf's re-drawn random period (src/jitter.c), interleaved.  Prints each
+ * run's samples, hot_a share, the target's own count of its split (hot_a's share of the code
+ * it ran, ~70), their distance and samples per second of the target's CPU, then the spread of
+ * the distances, the largest, and the binomial error for comparison.
  *
  *   build/bench/lockstep [RUNS] [CPU_MS] [FREQ] [CMD]   (root; default 10 1000 997 a)
  * CMD j: the target's jittered blocks instead, where neither sampler can lock step.
@@ -59,14 +60,20 @@ static int spawn(const char *path, const char *arg, struct child *c)
 	return 0;
 }
 
-static int command(struct child *c, char cmd)
+/* Send cmd; *truth: hot_a's share of the code the target ran, from its answer "k B% ..." */
+static int command(struct child *c, char cmd, double *truth)
 {
-	char b = 0;
+	char b = 0, line[64];
+	size_t n = 0;
+	double hot_b;
 
 	if (write(c->cmd, &cmd, 1) != 1)
 		return -1;
 	while (read(c->ack, &b, 1) == 1 && b != '\n')
-		;
+		if (n + 1 < sizeof(line))
+			line[n++] = b;
+	line[n] = 0;
+	*truth = sscanf(line, "k %lf", &hot_b) == 1 ? 100 - hot_b : 70;
 	return b == '\n' ? 0 : -1;
 }
 
@@ -74,7 +81,7 @@ static int command(struct child *c, char cmd)
 static char cmd = 'a';
 
 static int run(const char *path, const char *ms, int freq, bool fixed, double *share,
-	       uint64_t *n, double *rate)
+	       double *truth, uint64_t *n, double *rate)
 {
 	struct profiler_opts o = { .freq = freq, .enable_on_exec = true, .fixed_period = fixed,
 				 .no_ledger = true };
@@ -98,7 +105,7 @@ static int run(const char *path, const char *ms, int freq, bool fixed, double *s
 	procstat_wait_sleeping(c.pid, 1000);
 	procstat_read(c.pid, &t0);
 	profiler__set_phase(p, 1);
-	if (command(&c, cmd))
+	if (command(&c, cmd, truth))
 		return -1;
 	profiler__set_phase(p, 0);
 	procstat_wait_sleeping(c.pid, 1000);
@@ -138,7 +145,7 @@ int main(int argc, char **argv)
 
 	if (argc > 4)
 		cmd = argv[4][0];
-	double sum[2] = {}, lo[2] = { 100, 100 }, hi[2] = {}, far[2] = {}, rsum[2] = {};
+	double sum[2] = {}, lo[2] = { 100, 100 }, hi[2] = { -100, -100 }, far[2] = {}, rsum[2] = {};
 	uint64_t nsum[2] = {};
 	char path[4096], exe[4000];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -148,35 +155,37 @@ int main(int argc, char **argv)
 	exe[len] = 0;
 	*strrchr(exe, '/') = 0;
 	snprintf(path, sizeof(path), "%s/../tests/targets/synth", exe);
-	printf("synth 'a' (periodic ~0.5 ms blocks), %s ms of CPU per run, %d Hz\n", ms, freq);
-	printf("run  sampler   samples  hot_a%%  samples/CPU-s\n");
+	printf("synth '%c', %s ms of CPU per run, %d Hz; truth: hot_a's share of the code the "
+	       "target ran (its own count)\n", cmd, ms, freq);
+	printf("run  sampler   samples  hot_a%%   truth  distance  samples/CPU-s\n");
 	for (int r = 0; r < runs; r++) {
 		for (int k = 0; k < 2; k++) {
-			double share, rate;
+			double share, truth, rate, d;
 			uint64_t n;
 
-			if (run(path, ms, freq, k == 0, &share, &n, &rate)) {
+			if (run(path, ms, freq, k == 0, &share, &truth, &n, &rate)) {
 				fprintf(stderr, "run failed: %s\n", strerror(errno));
 				return 1;
 			}
-			printf("%3d  %-8s  %7llu  %6.2f  %8.1f\n", r + 1, k ? "random" : "fixed",
-			       (unsigned long long)n, share, rate);
+			d = share - truth;
+			printf("%3d  %-8s  %7llu  %6.2f  %6.2f  %+8.2f  %8.1f\n", r + 1,
+			       k ? "random" : "fixed", (unsigned long long)n, share, truth, d, rate);
 			fflush(stdout);
-			sum[k] += share;
+			sum[k] += d;
 			nsum[k] += n;
 			rsum[k] += rate;
-			lo[k] = share < lo[k] ? share : lo[k];
-			hi[k] = share > hi[k] ? share : hi[k];
-			far[k] = fabs(share - 70) > far[k] ? fabs(share - 70) : far[k];
+			lo[k] = d < lo[k] ? d : lo[k];
+			hi[k] = d > hi[k] ? d : hi[k];
+			far[k] = fabs(d) > far[k] ? fabs(d) : far[k];
 		}
 	}
 	for (int k = 0; k < 2; k++) {
 		double n = (double)nsum[k] / runs;
 
-		printf("%-6s: hot_a %.2f-%.2f%% (mean %.2f), farthest from 70: %.2f points; "
-		       "binomial 95%% half-width at %.0f samples: %.2f points; %.1f samples/CPU-s\n",
-		       k ? "random" : "fixed", lo[k], hi[k], sum[k] / runs, far[k], n,
-		       196 * sqrt(0.21 / n), rsum[k] / runs);
+		printf("%-6s: hot_a minus truth %+.2f to %+.2f points (mean %+.2f), farthest: %.2f "
+		       "points; binomial 95%% half-width at %.0f samples: %.2f points; %.1f "
+		       "samples/CPU-s\n", k ? "random" : "fixed", lo[k], hi[k], sum[k] / runs,
+		       far[k], n, 196 * sqrt(0.21 / n), rsum[k] / runs);
 	}
 	return 0;
 }

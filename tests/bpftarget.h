@@ -121,8 +121,10 @@ static inline void target_command(struct target *t, char cmd, char *line, size_t
 	char c = 0;
 
 	assert_int_equal(write(t->cmd_fd, &cmd, 1), 1);
-	while (n + 1 < size && read(t->ack_fd, &c, 1) == 1) {
-		line[n++] = c;
+	/* the whole line, kept as far as it fits: the next command's answer starts after it */
+	while (read(t->ack_fd, &c, 1) == 1) {
+		if (n + 1 < size)
+			line[n++] = c;
 		if (c == '\n')
 			break;
 	}

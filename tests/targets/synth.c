@@ -3,9 +3,14 @@
  * Ground-truth target for the sampler tests.  Reads one command byte at a time from stdin and
  * answers "k\n" on stdout when the work is done, so the test switches phases while it sleeps:
  *   'a'  burn CPU_MS (argv[1], default 1000) of CPU: 70% in hot_a, 30% in hot_b, in blocks of
- *        a fixed length (~0.5 ms): periodic work, on which a periodic sampler can lock step
- *   'j'  the same split in blocks whose lengths vary at random (~0.25-0.75 ms): no period for
- *        a sampler to lock step with, so any sampler's shares must match the split; answers
+ *        a fixed length (~0.5 ms) in a fixed order (A A B A A B A A B A, again and again):
+ *        periodic work, on which a periodic sampler can lock step.  The order does not depend
+ *        on the clock: a target that picks its next block by its own CPU clock reacts to the
+ *        sampler, whose interrupts that clock counts (it read 71.5% hot_a on average with a
+ *        random period, against 70.1% for this order).  Answers like 'j'.
+ *   'j'  the same split in blocks whose lengths vary at random (~0.25-0.75 ms), picked by the
+ *        clock (the 70/30 split of the clock): no period for a sampler to lock step with, so
+ *        any sampler's shares must match the split; answers
  *        "k <hot_b % of code> <hot_b % of clock>": the share of the code it ran (its units
  *        times the median thread CPU time of one unit in its blocks) and of the thread CPU
  *        clock (30).  The two agree on a machine whose clock runs only while the code does; in
@@ -14,10 +19,11 @@
  *        share lies between the two.
  *   'c'  burn CPU_MS/2 of CPU in hot_c
  *   'q'  exit
- * The 70/30 split is enforced on measured thread CPU time, not on iteration counts: identical
- * loops at different addresses can run at different speeds.  hot_a/b/c are noipa so the
+ * 'j' enforces the 70/30 split on measured thread CPU time, not on iteration counts: identical
+ * loops at different addresses can run at different speeds ('a' reports how far that took it).  hot_a/b/c are noipa so the
  * compiler can neither merge nor inline them.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -92,10 +98,12 @@ __attribute__((noipa)) static double phase_one(double ms, int jitter, double *cl
 	size_t na = 0, nb = 0;
 	double a = 0, b = 0, t, fa, fb;
 
-	while (a + b < ms) {
+	/* 'a': blocks 0, 1, 3, 4, 6, 7, 9 of every ten are hot_a's */
+	for (unsigned long k = 0; a + b < ms; k++) {
 		unsigned long units = jitter ? jitter_units(&state) : 20;
+		bool is_a = jitter ? a * 3 <= b * 7 : k % 10 % 3 != 2;
 
-		if (a * 3 <= b * 7) {
+		if (is_a) {
 			a += t = timed(hot_a, units);
 			ua += units;
 			if (na < MAX_BLOCKS)
@@ -127,17 +135,15 @@ int main(int argc, char **argv)
 	char c, line[64];
 
 	while (read(0, &c, 1) == 1) {
-		if (c == 'j') {
-			double clock, b = phase_one(ms, 1, &clock);
+		if (c == 'j' || c == 'a') {
+			double clock, b = phase_one(ms, c == 'j', &clock);
 			int n = snprintf(line, sizeof(line), "k %.2f %.2f\n", b, clock);
 
 			if (write(1, line, n) != n)
 				return 1;
 			continue;
 		}
-		if (c == 'a')
-			phase_one(ms, 0, &(double){ 0 });
-		else if (c == 'c')
+		if (c == 'c')
 			phase_two(ms / 2);
 		else if (c == 'q')
 			break;
