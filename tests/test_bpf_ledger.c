@@ -366,12 +366,15 @@ static void test_pipe_block(void **state)
 
 /*
  * User-only sampling still puts the burner's samples in its function, with the ledger on: the
- * share of samples in burn() is the share of the phase's CPU the target measured in burn()
- * itself (its thread clock around the call), and the ledger's kernel time fits in the CPU
- * outside burn() (reading the command, the acknowledgement) plus the two clock reads around
+ * share of samples in burn() is the share of the phase's user-mode CPU the target measured in
+ * burn() itself (its thread clock around the call), and the ledger's kernel time fits in the
+ * CPU outside burn() (reading the command, the acknowledgement) plus the two clock reads around
  * it: each is a syscall that samples the clock midway, so part of it lies inside the target's
- * window (milliseconds where a guest's vCPU stalls there).  Both shares depend on the machine
- * (a TCG guest's syscalls are several times slower), so no fixed percentage.
+ * window (milliseconds where a guest's vCPU stalls there).  The samples see user mode only, so
+ * the truth is over the phase's CPU less its syscalls (21 ms of 525 in a 6.1 guest once: over
+ * the whole CPU, burn()'s 99.7% of user time read 95.6%), and burn()'s own time between its
+ * clock minus those clock reads and its clock.  Both shares depend on the machine (a TCG
+ * guest's syscalls are several times slower), so no fixed percentage.
  */
 static void test_burner_sampled(void **state)
 {
@@ -382,12 +385,13 @@ static void test_burner_sampled(void **state)
 	unsigned long long burn_ns = 0;
 	uint64_t clocks = c ? c->cpu_ns : 0;
 	struct mb_sym out;
-	double share, truth;
+	double share, lo, hi, user;
 	long r;
 
 	(void)state;
 	skip_unless_bpf();
 	assert_int_equal(sscanf(R.ack[PH_BURN], "k %ld %llu", &r, &burn_ns), 2);
+	assert_true(l->sys_cpu_ns < l->oncpu_ns);
 	sym = symbolizer__new();
 	assert_non_null(sym);
 	for (size_t i = 0; i < R.prof.n; i++) {
@@ -402,20 +406,24 @@ static void test_burner_sampled(void **state)
 	}
 	symbolizer__free(sym);
 	share = total ? (double)in_burn / total : 0;
-	truth = (double)burn_ns / l->oncpu_ns;
-	print_message("burner: %" PRIu64 " samples, %.1f%% in burn(), the target's clock %.1f%% "
-		      "of the phase's CPU in burn(); kernel %.3f ms, CPU outside burn() %.3f ms, "
-		      "in the clock reads %.3f ms\n", total, 100 * share, 100 * truth,
-		      l->sys_cpu_ns / 1e6, ((double)l->oncpu_ns - burn_ns) / 1e6, clocks / 1e6);
+	user = (double)(l->oncpu_ns - l->sys_cpu_ns);
+	hi = burn_ns / user < 1 ? burn_ns / user : 1;
+	lo = burn_ns > clocks ? (burn_ns - clocks) / user : 0;
+	lo = lo < hi ? lo : hi;
+	print_message("burner: %" PRIu64 " samples, %.1f%% in burn(), the target's clock "
+		      "%.1f-%.1f%% of the phase's user-mode CPU in burn(); kernel %.3f ms, CPU "
+		      "outside burn() %.3f ms, in the clock reads %.3f ms\n", total, 100 * share,
+		      100 * lo, 100 * hi, l->sys_cpu_ns / 1e6,
+		      ((double)l->oncpu_ns - burn_ns) / 1e6, clocks / 1e6);
 	for (size_t i = 0; i < l->nsys; i++)
 		print_message("burner: %s %" PRIu64 " calls, %.3f ms CPU, %.3f ms wall\n",
 			      syscall_name(l->sys[i].nr), l->sys[i].count, l->sys[i].cpu_ns / 1e6,
 			      l->sys[i].wall_ns / 1e6);
 	assert_true(total > 200);
 	/* ±3 points: about three standard errors of a share near 1 over a few hundred samples */
-	if (share < truth - 0.03 || share > truth + 0.03)
-		fail_msg("%.1f%% of the samples in burn(), the target spent %.1f%% of its CPU there",
-			 100 * share, 100 * truth);
+	if (share < lo - 0.03 || share > hi + 0.03)
+		fail_msg("%.1f%% of the samples in burn(), the target spent %.1f-%.1f%% of its "
+			 "user-mode CPU there", 100 * share, 100 * lo, 100 * hi);
 	if (burn_ns > l->oncpu_ns || l->sys_cpu_ns > l->oncpu_ns - burn_ns + clocks)
 		fail_msg("ledger: %.3f ms in the kernel, %.3f ms on-CPU, of which the target spent "
 			 "%.3f ms in burn(), %.3f ms in the clock reads", l->sys_cpu_ns / 1e6,
