@@ -7,12 +7,12 @@
 // Wilson interval of its share of their samples.  The task clock also counts the traps of our
 // own uprobes, which user-mode samples cannot see: in_command_ns leaves out probe_hits x the
 // hit's cost muxbpf measured at start (5-12 us a hit in the project's VMs, against 20-500 us a
-// command, two hits more on $ufn: the u() probes).  The hits themselves are checked exactly:
-// $ufn has two more per run than $fast, in every window.  (The alone windows are no truth for the mixed
-// one: interleaved, the cheap commands run with colder caches and longer main-loop passes,
-// +20-40% on a loaded machine, so their figures are printed, not compared.)  Also: the mixed
-// rows ordered slow > ufn > fast, each command run as often mixed as alone, and FN_HEAVY named
-// under SoftObj's $ufn in --by softcode.
+// command, two hits more on $ufn: the u() probes).  The hits are checked exactly: in the mixed
+// window $ufn has two more per run than $fast, and every row's probe_ns is its hits x that
+// cost.  (The alone windows are no truth for the mixed one: interleaved, the cheap commands run
+// with colder caches and longer main-loop passes, +20-40% on a loaded machine, so their figures
+// are printed, not compared.)  Also: the mixed rows ordered slow > ufn > fast, each command run
+// as often mixed as alone, and FN_HEAVY named under SoftObj's $ufn in --by softcode.
 'use strict';
 const fs = require('fs');
 const r = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
@@ -46,7 +46,8 @@ for (const win of ['mixed', 'ufn', 'fast']) {
 	const u = row(win, '$ufn'), f = row(win, '$fast');
 	for (const c of [u, f].filter((x) => x && hitNs > 0))
 		if (Math.abs(c.probe_ns - c.probe_hits * hitNs) > c.probe_hits + 1)
-			errors.push(`${win}: ${c.command}: probe_ns ${c.probe_ns}, not ${c.probe_hits} hits x ${hitNs} ns`);
+			errors.push(`${win}: ${c.command}: probe_ns ${c.probe_ns}, not ` +
+				`${c.probe_hits} hits x ${hitNs} ns`);
 }
 {
 	const u = row('mixed', '$ufn'), f = row('mixed', '$fast');
@@ -68,7 +69,8 @@ for (const { cmd, m, alone } of rows) {
 	const q = m.in_command_ns / clock;
 	const [lo, hi] = samples ? wilson(m.samples, samples) : [0, 0];
 	out.push(`$${cmd} ${(per / 1e3).toFixed(1)} us/cmd (alone ${(alone / 1e3).toFixed(1)}), ` +
-		`task clock ${(100 * q).toFixed(1)}% (less ${(m.probe_ns / 1e6).toFixed(1)} ms of probes) vs samples ${m.samples}/${samples} ` +
+		`task clock ${(100 * q).toFixed(1)}% (less ${(m.probe_ns / 1e6).toFixed(1)} ms of ` +
+		`probes) vs samples ${m.samples}/${samples} ` +
 		`[${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]%`);
 	if (!(q >= lo && q <= hi))
 		errors.push(`$${cmd}: ${(100 * q).toFixed(1)}% of the commands' task clock, outside the ` +

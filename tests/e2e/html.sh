@@ -41,11 +41,13 @@ check() { node "$here/check_html.js" "$npm_dir" "$@"; }
 # so no text can open a tag, and style lives in <style>.  check_html.js then loads the page
 # with every request that is not the page itself refused and reported.
 static_check() { # $1 = page
-	grep -Eiq '<(link|img|iframe|embed|object|source|audio|video|base)[[:space:]>/]|<script[^>]*[[:space:]]src=' "$1" &&
-		fail "$1 has an element that fetches: $(grep -Eio '<(link|img|iframe|embed|object|source|audio|video|base|script[^>]*src=)[^>]{0,60}' "$1" | head -1)"
+	tags='<(link|img|iframe|embed|object|source|audio|video|base)[[:space:]>/]'
+	tags="$tags|<script[^>]*[[:space:]]src="
+	n=$(grep -Eio "($tags)[^>]{0,60}" "$1" | head -1)
+	[ -z "$n" ] || fail "$1 has an element that fetches: $n"
 	css=$(perl -0777 -ne 'print "$1\n" while /<style[^>]*>(.*?)<\/style>/gis' "$1")
-	printf '%s' "$css" | grep -Eq 'url\(|@import' &&
-		fail "$1 has style that fetches: $(printf '%s' "$css" | grep -Eo '.{0,30}(url\(|@import).{0,30}' | head -1)"
+	n=$(printf '%s' "$css" | grep -Eo '.{0,30}(url\(|@import).{0,30}' | head -1)
+	[ -z "$n" ] || fail "$1 has style that fetches: $n"
 	n=$(grep -Eo '<[^>]*(src|href|action)=["'"'"']?https?://[^"'"'"' >]*' "$1" | head -3)
 	[ -z "$n" ] || fail "$1 names outside addresses: $n"
 }
