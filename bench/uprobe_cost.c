@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
+#include "probe_cost.h"
 
 #define MAX_ROUNDS 32
 
@@ -72,43 +73,6 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* File offset of address addr of this executable (uprobes are placed by file offset). */
-static long self_offset(uintptr_t addr)
-{
-	char line[512];
-	long off = -1;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, o;
-		char path[256] = "";
-
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi, &o, path) == 4 &&
-		    addr >= lo && addr < hi && strstr(path, "uprobe_cost")) {
-			off = (long)(addr - lo + o);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return off;
-}
-
-/* The first `call leaf` inside with_call. */
-static uintptr_t call_site(void)
-{
-	const unsigned char *p = (const unsigned char *)(uintptr_t)with_call;
-
-	for (int i = 0; i < 64; i++) {
-		int32_t rel;
-
-		memcpy(&rel, p + i + 1, 4);
-		if (p[i] == 0xe8 && (uintptr_t)(p + i + 5 + rel) == (uintptr_t)leaf)
-			return (uintptr_t)(p + i);
-	}
-	return 0;
-}
-
 static volatile int sink;
 
 static double loop(int kind, long n)
@@ -145,7 +109,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uprobe_cost: failed to load the BPF programs: %s\n", strerror(errno));
 		return 1;
 	}
-	where[0] = call_site();
+	where[0] = probe_cost_call_site(with_call, leaf);
 	where[1] = (uintptr_t)with_push;
 	where[2] = (uintptr_t)with_lea;
 	printf("uprobe cost per hit (program mb_sc_ufun_exit with the views off), %d rounds of "
@@ -153,9 +117,10 @@ int main(int argc, char **argv)
 	       "probed ns/call min/med/max", "ns/hit");
 	for (int k = 0; k < 3; k++) {
 		double bare[MAX_ROUNDS], probed[MAX_ROUNDS];
-		long off = where[k] ? self_offset(where[k]) : -1;
+		char path[4097];
+		long off = -1;
 
-		if (off < 0) {
+		if (!where[k] || probe_cost_file_offset(where[k], path, sizeof(path), &off)) {
 			printf("%-22s (not found in this build)\n", what[k]);
 			continue;
 		}
@@ -164,7 +129,7 @@ int main(int argc, char **argv)
 
 			bare[r] = loop(k, calls);
 			l = bpf_program__attach_uprobe(skel->progs.mb_sc_ufun_exit, false, 0,
-						       "/proc/self/exe", off);
+						       path, off);
 			if (!l) {
 				fprintf(stderr, "uprobe_cost: attach failed: %s\n", strerror(errno));
 				muxbpf_bpf__destroy(skel);

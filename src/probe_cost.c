@@ -54,22 +54,21 @@ __attribute__((noinline, used)) static void bare_call(void)
 	__asm__ volatile("nop" ::: "memory");
 }
 
-static uintptr_t call_site(void)
+uintptr_t probe_cost_call_site(void (*fn)(void), void (*callee)(void))
 {
-	const unsigned char *p = (const unsigned char *)(uintptr_t)with_call;
+	const unsigned char *p = (const unsigned char *)(uintptr_t)fn;
 
 	for (int i = 0; i < 64; i++) {
 		int32_t rel;
 
 		memcpy(&rel, p + i + 1, 4);
-		if (p[i] == 0xe8 && (uintptr_t)(p + i + 5 + rel) == (uintptr_t)leaf)
+		if (p[i] == 0xe8 && (uintptr_t)(p + i + 5 + rel) == (uintptr_t)callee)
 			return (uintptr_t)(p + i);
 	}
 	return 0;
 }
 
-/* The file and offset of address addr (uprobes are placed by file offset). */
-static int file_offset(uintptr_t addr, char *path, size_t size, long *off)
+int probe_cost_file_offset(uintptr_t addr, char *path, size_t size, long *off)
 {
 	char line[4352];
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -107,7 +106,7 @@ static double per_call(void (*fn)(void), long n)
 double probe_cost_measure(struct bpf_program *prog)
 {
 	double bare[PROBE_COST_ROUNDS], probed[PROBE_COST_ROUNDS];
-	uintptr_t site = call_site();
+	uintptr_t site = probe_cost_call_site(with_call, leaf);
 	struct bpf_link *l;
 	char path[4097];
 	long off;
@@ -115,7 +114,7 @@ double probe_cost_measure(struct bpf_program *prog)
 
 	if (!site)
 		return -ENOENT;
-	err = file_offset(site, path, sizeof(path), &off);
+	err = probe_cost_file_offset(site, path, sizeof(path), &off);
 	if (err)
 		return err;
 	/* one attach for all rounds: attaching and detaching cost ~80 ms each time here */

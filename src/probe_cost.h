@@ -12,6 +12,9 @@
 #ifndef MUXBPF_PROBE_COST_H
 #define MUXBPF_PROBE_COST_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct bpf_program;
 
 /* Rounds of probed and bare calls; the estimate is the difference of their medians. */
@@ -22,6 +25,11 @@ struct bpf_program;
  * bare, and 0 when that is negative (noise on a machine where a hit is nearly free).  Pure.
  */
 double probe_cost_from(double *bare_ns, double *probed_ns, int n);
+/* The address of fn's first `call callee` (within its first 64 bytes), or 0. */
+uintptr_t probe_cost_call_site(void (*fn)(void), void (*callee)(void));
+/* The mapped file holding address addr of this process, and addr's offset in it (uprobes are
+ * placed by file offset).  0 or -ENOENT. */
+int probe_cost_file_offset(uintptr_t addr, char *path, size_t size, long *off);
 /*
  * Measure prog's cost per hit on a `call` in this executable (prog must return at once on
  * this thread).  ns per hit, or a negative errno (no call site, the attach failed).

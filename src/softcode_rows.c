@@ -281,8 +281,10 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 		if (t->key.cmd) {
 			starts += t->val.count;
 		} else {
-			between += t->val.cpu_ns - probe_ns(d, t);
-			removed += probe_ns(d, t);
+			uint64_t probe = probe_ns(d, t);
+
+			between += t->val.cpu_ns - probe;
+			removed += probe;
 		}
 	}
 	if (!starts)
