@@ -3,10 +3,10 @@
 #  - A/A (the same binary twice): every phase judged same;
 #  - a known slowdown: B preloads tests/shim/spin.c, which spins a fixed number of µs of
 #    CPU in every write() netmux makes (once per command in dispatch and softcode_arith; the
-#    shim measures the CPU its spins took, the truth): dispatch and softcode_arith slower, B - A
-#    within 20% of what the shim spun per command (its CPU per call x the write calls per
-#    command the time ledger counted), the shim's spin function first in the self deltas; dump
-#    (one command, a few writes per block) same;
+#    shim measures the CPU its spins took, the truth): dispatch and softcode_arith slower, the
+#    paired rounds' B - A within 20% of what the shim spun per command (its CPU per call x the
+#    write calls per command the time ledger counted) plus the syscalls' extra CPU in B (the
+#    ledger), the shim's spin function first in the self deltas;
 #  - the reverse (A spins longer than B): faster, and the shim's frame blue;
 #  - the differential flame graphs in headless Chromium, coloured as their numbers say, and
 #    ab.json against doc/ab.schema.json (ajv).
@@ -87,9 +87,11 @@ for f in a/profile.pb.gz b/profile.pb.gz a/dispatch.folded b/dispatch.svg dispat
 done
 
 # --- A/B: B spins 100 µs in every write ----------------------------------------------------
-# (100 µs, not less: a reply written later also makes its write syscall 1-4 µs dearer, as the
-# driver has gone to sleep by then, and the rest of netmux's command a few µs dearer on a busy
-# machine; against 100 µs that stays well inside the tolerance)
+# (100 µs, not less: a reply written later makes its write syscall 1-20 µs dearer, as the driver
+# has gone to sleep by then, which the truth takes from the ledger, and the rest of netmux's
+# command a few µs dearer in user mode on a busy machine, which nothing here measures: against
+# 100 µs that stays inside the tolerance: 98-109% of the truth in five runs, two on a loaded
+# machine, where the old measure, ratio - 1 against A's median and the spin alone, gave 103-130%)
 chmod 1777 "$work"
 t0=$(date +%s)
 "$muxbpf" ab -q --phase dispatch,softcode_arith --scale 0.15 --rounds 8 --freq 1999 \
