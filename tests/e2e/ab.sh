@@ -90,7 +90,7 @@ done
 # (100 µs, not less: a reply written later makes its write syscall 1-20 µs dearer, as the driver
 # has gone to sleep by then, which the truth takes from the ledger, and the rest of netmux's
 # command a few µs dearer in user mode on a busy machine, which nothing here measures: against
-# 100 µs that stays inside the tolerance: 98-109% of the truth in five runs, two on a loaded
+# 100 µs that stays inside the tolerance: 98-110% of the truth in five runs, three on a loaded
 # machine, where the old measure, ratio - 1 against A's median and the spin alone, gave 103-130%)
 chmod 1777 "$work"
 t0=$(date +%s)
