@@ -9,8 +9,10 @@
 # its address (the outermost of the leading frames at the leaf's address, whose inline chain
 # they are).  The interval of a folded row: Wilson at the phase's samples, widened by the phase's
 # design factor (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
-# the report's own rows (inlined functions unfolded, "-" where perf has no twin).  perf's own
-# binomial error at ~10x the samples is small beside ours.
+# the report's own rows (inlined functions unfolded, "-" where perf has no twin).  Names are
+# compared without arguments, clone suffixes and glibc's alias prefixes (perf's
+# __GI___libc_write is muxbpf's write).  perf's own binomial error at ~10x the samples is small
+# beside ours.
 #   bench/vs_perf.sh BUILD_DIR [SCALE] [RUNS]           (root, perf on PATH; default 1 1)
 set -u
 out=${1:-build}
@@ -110,7 +112,11 @@ for line in open(sys.argv[2]):
     if m:
         samples.append((float(m.group(1)), m.group(2).strip()))
 def base(name):
-    return re.sub(r'(\(| \[clone).*$', '', name).strip()
+    # without arguments and clone suffixes, and without glibc's alias prefixes: perf names a
+    # libc syscall wrapper by a local symbol (__GI___libc_write, __setitimer, __select) where
+    # muxbpf names the exported alias at the same address (write, setitimer, select)
+    name = re.sub(r'(\(| \[clone).*$', '', name).strip()
+    return re.sub(r'^(__GI_)?_*(libc_)?', '', name)
 worst = []
 for ph in rep['phases']:
     w = ph.get('window_ns')
