@@ -14,10 +14,14 @@
 # __GI___libc_write is muxbpf's write).  perf's own binomial error at ~10x the samples is small
 # beside ours.
 #   bench/vs_perf.sh BUILD_DIR [SCALE] [RUNS]           (root, perf on PATH; default 1 1)
+# PERF_FREQ=N: perf's frequency (default 9973); on a loaded machine perf loses samples when its
+# own process cannot keep up, and each phase's line of rates shows it.  PHASES=a,b: the phases
+# (default the four repeatable busy ones); MUXBPF_ARGS: more options for muxbpf (--fixed-period).
 set -u
 out=${1:-build}
 scale=${2:-1}
 runs=${3:-1}
+pfreq=${PERF_FREQ:-9973}
 muxbpf=$out/muxbpf
 . "$(dirname "$0")/common.inc"
 command -v perf >/dev/null || { echo "skip: no perf"; exit 0; }
@@ -26,15 +30,15 @@ work=$(mktemp -d /tmp/muxbpf-vsperf.XXXXXX)
 chmod 755 "$work" # netmux runs as the muxbpf user: it must reach its game directory
 mkdir -p "$work/tmp" && chmod 1777 "$work/tmp"
 trap 'rm -rf "$work"' EXIT
-phases=attrread,dispatch,softcode_arith,softcode_list
+phases=${PHASES:-attrread,dispatch,softcode_arith,softcode_list}
 
-echo "# muxbpf (997 Hz, random period) vs perf record -e cpu-clock:u -F 9973, same netmux, same run"
+echo "# muxbpf (997 Hz${MUXBPF_ARGS:+ $MUXBPF_ARGS}) vs perf record -e cpu-clock:u -F $pfreq, same netmux, same run"
 machine_facts
 echo "# --phase $phases --scale $scale; the machine is shared: other work ran beside it"
 for r in $(seq 1 "$runs"); do
 	d=$work/run$r
 	mkdir -p "$d"
-	TMPDIR=$work/tmp "$muxbpf" --phase "$phases" --scale "$scale" --out "$d" >"$d/out" 2>"$d/err" &
+	TMPDIR=$work/tmp "$muxbpf" ${MUXBPF_ARGS:-} --phase "$phases" --scale "$scale" --out "$d" >"$d/out" 2>"$d/err" &
 	mb=$!
 	pid=
 	for i in $(seq 1 2400); do
@@ -44,18 +48,20 @@ for r in $(seq 1 "$runs"); do
 		sleep 0.05
 	done
 	[ -n "$pid" ] || { echo "run $r: no netmux seen"; wait $mb; continue; }
-	perf record -q -e cpu-clock:u -F 9973 -k CLOCK_MONOTONIC -p "$pid" -o "$d/perf.data" \
+	perf record -q -e cpu-clock:u -F "$pfreq" -k CLOCK_MONOTONIC -p "$pid" -o "$d/perf.data" \
 		>/dev/null 2>"$d/perf.err" &
 	pp=$!
 	wait $mb
 	kill -INT $pp 2>/dev/null
 	wait $pp
 	perf script -i "$d/perf.data" -F time,ip,sym 2>/dev/null >"$d/perf.txt"
+	perf report -i "$d/perf.data" --stats 2>/dev/null | grep -i "LOST" | sed "s/^/perf: /" | head -3
+	grep -o "sampling period re-drawn.*" "$d/err" | sed "s/^/muxbpf: /"
 	: >"$d/pprof.txt"
 	command -v go >/dev/null && go tool pprof -raw "$d/profile.pb.gz" >"$d/pprof.txt" 2>/dev/null
 	echo
 	echo "## run $r"
-	python3 - "$d/report.json" "$d/perf.txt" "$d/pprof.txt" <<'EOF'
+	python3 - "$d/report.json" "$d/perf.txt" "$d/pprof.txt" "$pfreq" <<'EOF'
 import json, sys, re, math
 rep = json.load(open(sys.argv[1]))
 
@@ -105,7 +111,7 @@ def wilson(k, n, z=1.959964):
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return c - h, c + h
 
-folded = folded_leaves(sys.argv[3]) if len(sys.argv) > 3 and open(sys.argv[3]).read() else {}
+folded = folded_leaves(sys.argv[3]) if open(sys.argv[3]).read() else {}
 samples = []
 for line in open(sys.argv[2]):
     m = re.match(r'\s*(\d+\.\d+):\s+[0-9a-f]+\s+(.*)$', line)
@@ -143,6 +149,13 @@ for ph in rep['phases']:
             rows.append({'name': name, 'self_pct': p, 'self_ci_pct': ci})
         view = f"inlined frames folded into their caller, design factor {df:.2f}"
     print(f"{ph['name']}: muxbpf {f['samples']} samples, perf {n} samples ({view})")
+    # both samplers' rates per second of netmux's on-CPU time (exact, the time ledger): user-only
+    # samples of a cpu-clock event, so each should be its frequency times the user share at most
+    cpu = (ph.get('oncpu_ns') or 0) / 1e9
+    if cpu > 0:
+        print(f"  per on-CPU s: muxbpf {f['samples'] / cpu:.0f} ({rep.get('freq_hz')} Hz),"
+              f" perf {n / cpu:.0f} ({sys.argv[4]} Hz); user share of on-CPU"
+              f" {100.0 * (ph.get('usr_ns') or 0) / 1e9 / cpu:.1f}%")
     print(f"  {'muxbpf%':>8} {'95% ci':>13} {'perf%':>7} {'dist':>6}  function")
     for row in rows:
         lo_ci, hi_ci = row['self_ci_pct']
