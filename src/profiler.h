@@ -62,5 +62,7 @@ int profiler__sampler_threads(const struct profiler *p);
 struct muxbpf_bpf *profiler__skel(struct profiler *p);
 struct unwinder *profiler__unwinder(struct profiler *p);
 int profiler__iter_fd(struct profiler *p);
+/* The sampler event of a spawned target; -1 for a running one (one event per thread). */
+int profiler__sampler_fd(const struct profiler *p);
 
 #endif /* MUXBPF_PROFILER_H */

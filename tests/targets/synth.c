@@ -18,6 +18,9 @@
  *        hit) while a cpu-clock sampler takes one sample or a few for the whole stall, so its
  *        share lies between the two.
  *   'c'  burn CPU_MS/2 of CPU in hot_c
+ *   'f'  burn CPU_MS/2 of CPU in hot_c in blocks of ~0.3 ms, each followed by a round trip
+ *        through a pipe to a child process forked at the first 'f' (an inherited context, as
+ *        netmux's stubslave has)
  *   'q'  exit
  * 'j' enforces the 70/30 split on measured thread CPU time, not on iteration counts: identical
  * loops at different addresses can run at different speeds ('a' reports how far that took it).  hot_a/b/c are noipa so the
@@ -129,6 +132,46 @@ __attribute__((noipa)) static void phase_two(double ms)
 		hot_c(10);
 }
 
+/* The child's side of 'f': echo every byte back until the pipe closes. */
+static void echo_child(int in, int out)
+{
+	char b;
+
+	while (read(in, &b, 1) == 1)
+		if (write(out, &b, 1) != 1)
+			break;
+	_exit(0);
+}
+
+/* 'f': hot_c blocks with a round trip to the child after each. */
+__attribute__((noipa)) static void phase_fork(double ms)
+{
+	static int to_child = -1, from_child = -1;
+	double spent = 0;
+	char b = 'x';
+
+	if (to_child < 0) {
+		int a[2], r[2];
+
+		if (pipe(a) || pipe(r))
+			exit(1);
+		if (fork() == 0) {
+			close(a[1]);
+			close(r[0]);
+			echo_child(a[0], r[1]);
+		}
+		close(a[0]);
+		close(r[1]);
+		to_child = a[1];
+		from_child = r[0];
+	}
+	while (spent < ms) {
+		spent += timed(hot_c, 10);
+		if (write(to_child, &b, 1) != 1 || read(from_child, &b, 1) != 1)
+			exit(1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 1000;
@@ -143,7 +186,9 @@ int main(int argc, char **argv)
 				return 1;
 			continue;
 		}
-		if (c == 'c')
+		if (c == 'f')
+			phase_fork(ms / 2);
+		else if (c == 'c')
 			phase_two(ms / 2);
 		else if (c == 'q')
 			break;
