@@ -229,25 +229,11 @@ static uint64_t phase_samples(const struct mb_profile *prof, unsigned int phase,
 	return n;
 }
 
-/* The main thread's on-CPU time so far, in ms: the kernel's schedstat. */
-static double oncpu_ms(pid_t pid)
-{
-	char path[64];
-	unsigned long long ns = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_int_equal(fscanf(f, "%llu", &ns), 1);
-	fclose(f);
-	return ns / 1e6;
-}
-
 /*
  * Run synth's command cmd twice under a fixed period, the second time after setting the
  * sampler event's period to a quarter (PERF_EVENT_IOC_PERIOD on our fd, as src/jitter.c does):
- * the second phase's samples per ms of the target's on-CPU time over the first's.
+ * the second phase's samples per ms of the blocks' thread CPU time (the target's own clock)
+ * over the first's.
  */
 static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
 {
@@ -264,16 +250,16 @@ static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	target_release(&t);
+	/* once outside the phases: the first run's page faults (and fork, for 'f') are not timed */
+	target_command(&t, cmd, ack, sizeof(ack));
 	for (unsigned int ph = PHASE_ONE; ph <= PHASE_TWO; ph++) {
 		if (ph == PHASE_TWO)
 			assert_int_equal(ioctl(profiler__sampler_fd(p), PERF_EVENT_IOC_PERIOD,
 					       &period), 0);
-		double t0 = oncpu_ms(t.pid);
-
 		profiler__set_phase(p, ph);
 		target_command(&t, cmd, ack, sizeof(ack));
 		profiler__set_phase(p, 0);
-		*(ph == PHASE_ONE ? &ms1 : &ms2) = oncpu_ms(t.pid) - t0;
+		assert_int_equal(sscanf(ack, "k %lf", ph == PHASE_ONE ? &ms1 : &ms2), 1);
 	}
 	assert_int_equal(collect_profile(p, &prof), 0);
 	target_quit(&t);
@@ -281,7 +267,7 @@ static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
 	*s1 = phase_samples(&prof, PHASE_ONE, t.pid);
 	*s2 = phase_samples(&prof, PHASE_TWO, t.pid);
 	profile__free(&prof);
-	print_message("'%c': %lu samples in %.1f ms on-CPU, then %lu in %.1f ms at "
+	print_message("'%c': %lu samples in %.1f ms of its blocks, then %lu in %.1f ms at "
 		      "a quarter of the period: %.2f times the rate\n", cmd, *s1, ms1, *s2, ms2,
 		      *s1 && ms2 > 0 ? (*s2 / ms2) / (*s1 / ms1) : 0);
 	assert_true(*s1 >= 100 && ms1 > 0 && ms2 > 0);
@@ -293,9 +279,15 @@ static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
  * Without src/profiler.c's open_noclone() the kernel swaps the two tasks' cloned perf contexts
  * at their context switches, our event then samples the child, and the target keeps an
  * inherited copy at the old period (1.6-3.4 times the rate here, where 4 is set): the random
- * period missed netmux, whose stubslave is such a child.  Truth: the same change on a target
- * without a child ('c': the rate the kernel delivers for it on this machine, which a TCG
- * guest's stalled timer lowers), within four standard errors of the two ratios' difference.
+ * period missed netmux, whose stubslave is such a child.  Truth: the same change on the same
+ * blocks without a child ('g'; the rate the kernel delivers on this machine), within four
+ * standard errors of the two ratios' difference.  The blocks' lengths are random: a fixed
+ * period locked step with fixed blocks and the round trips (4.36-4.74 against 3.90-3.93).
+ * Not in the kernel matrix's TCG guests, where the emulated vCPUs take turns on one host
+ * thread: a stalled vCPU's clock runs on while its timer delivers one sample for the stall, more
+ * of them at 4 kHz, and the round trips to the child on the other vCPU stall it more than the
+ * control's blocks (6.12 guest, with open_noclone(): 2.24 times with the child, 3.39 without).
+ * There the test could not tell the emulation from the bug.
  */
 static void test_period_reaches_forked_target(void **state)
 {
@@ -304,7 +296,11 @@ static void test_period_reaches_forked_target(void **state)
 
 	(void)state;
 	skip_unless_bpf();
-	control = period_ratio('c', &c1, &c2);
+	if (getenv("MUXBPF_GUEST_TCG")) {
+		print_message("skip: in a TCG guest the vCPU's stalls, not the period, set the rates\n");
+		skip();
+	}
+	control = period_ratio('g', &c1, &c2);
 	forked = period_ratio('f', &f1, &f2);
 	se = sqrt(control * control * (1.0 / c1 + 1.0 / c2) +
 		  forked * forked * (1.0 / f1 + 1.0 / f2));

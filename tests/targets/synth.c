@@ -18,9 +18,10 @@
  *        hit) while a cpu-clock sampler takes one sample or a few for the whole stall, so its
  *        share lies between the two.
  *   'c'  burn CPU_MS/2 of CPU in hot_c
- *   'f'  burn CPU_MS/2 of CPU in hot_c in blocks of ~0.3 ms, each followed by a round trip
- *        through a pipe to a child process forked at the first 'f' (an inherited context, as
- *        netmux's stubslave has)
+ *   'f'  burn CPU_MS/2 of CPU in hot_c in blocks of random length (~0.25-0.75 ms), each
+ *        followed by a round trip through a pipe to a child process forked at the first 'f'
+ *        (an inherited perf context, as netmux's stubslave has)
+ *   'g'  the same blocks without the child; both answer "k <ms of thread CPU in the blocks>"
  *   'q'  exit
  * 'j' enforces the 70/30 split on measured thread CPU time, not on iteration counts: identical
  * loops at different addresses can run at different speeds ('a' reports how far that took it).  hot_a/b/c are noipa so the
@@ -143,14 +144,18 @@ static void echo_child(int in, int out)
 	_exit(0);
 }
 
-/* 'f': hot_c blocks with a round trip to the child after each. */
-__attribute__((noipa)) static void phase_fork(double ms)
+/*
+ * 'f' and 'g': hot_c in blocks of random length; with child, a round trip to the child after
+ * each block (the child is forked at the first 'f').  Returns the blocks' thread CPU time, ms.
+ */
+__attribute__((noipa)) static double phase_blocks(double ms, bool child)
 {
 	static int to_child = -1, from_child = -1;
+	unsigned long state = 7;
 	double spent = 0;
 	char b = 'x';
 
-	if (to_child < 0) {
+	if (child && to_child < 0) {
 		int a[2], r[2];
 
 		if (pipe(a) || pipe(r))
@@ -166,10 +171,12 @@ __attribute__((noipa)) static void phase_fork(double ms)
 		from_child = r[0];
 	}
 	while (spent < ms) {
-		spent += timed(hot_c, 10);
-		if (write(to_child, &b, 1) != 1 || read(from_child, &b, 1) != 1)
+		/* random lengths: a fixed period must not lock step with the blocks */
+		spent += timed(hot_c, jitter_units(&state));
+		if (child && (write(to_child, &b, 1) != 1 || read(from_child, &b, 1) != 1))
 			exit(1);
 	}
+	return spent;
 }
 
 int main(int argc, char **argv)
@@ -186,9 +193,14 @@ int main(int argc, char **argv)
 				return 1;
 			continue;
 		}
-		if (c == 'f')
-			phase_fork(ms / 2);
-		else if (c == 'c')
+		if (c == 'f' || c == 'g') {
+			int n = snprintf(line, sizeof(line), "k %.2f\n", phase_blocks(ms / 2, c == 'f'));
+
+			if (write(1, line, n) != n)
+				return 1;
+			continue;
+		}
+		if (c == 'c')
 			phase_two(ms / 2);
 		else if (c == 'q')
 			break;
