@@ -278,7 +278,7 @@ static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
  * A period set on our sampler event reaches the target after it forked a child it talks to.
  * Without src/profiler.c's open_noclone() the kernel swaps the two tasks' cloned perf contexts
  * at their context switches, our event then samples the child, and the target keeps an
- * inherited copy at the old period (1.6-3.4 times the rate here, where 4 is set): the random
+ * inherited copy at the old period (1.0-2.4 times the rate here, where 4 is set): the random
  * period missed netmux, whose stubslave is such a child.  Truth: the same change on the same
  * blocks without a child ('g'; the rate the kernel delivers on this machine), within four
  * standard errors of the two ratios' difference.  The blocks' lengths are random: a fixed
