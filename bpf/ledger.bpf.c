@@ -429,6 +429,17 @@ static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task
 		__sync_fetch_and_add(&tv->missed_in, 1);
 }
 
+/*
+ * The calls before a thread's next stack walk: uniform on 1..2N-1, mean N (--site-every).  A
+ * fixed count locks step with a loop's calls: every 32nd call of a loop of 6 calls lands on the
+ * same 3 of them, and the other 3 never get a call site (a write and a getppid between clock
+ * reads, in tests/test_bpf_ledger.c).  Random gaps give every call the same chance, 1 in N.
+ */
+static __always_inline __u32 site_gap(void)
+{
+	return 1 + bpf_get_prandom_u32() % (2 * ledger_site_every - 1);
+}
+
 static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
@@ -462,11 +473,15 @@ static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_t
 	s->csw = task_csw(task);
 	s->rt_enter = task->se.sum_exec_runtime;
 	s->stack_id = MUXBPF_SITE_UNSAMPLED;
-	/* a count, not a modulo: no division on the hot path */
-	if (ledger_site_every && ++s->site_tick >= ledger_site_every) {
+	/* a count down, not a modulo: a division only at a walk (1 call in N) */
+	if (!ledger_site_every)
+		return;
+	if (!s->site_tick) /* a thread's first call: its first gap */
+		s->site_tick = site_gap();
+	if (!--s->site_tick) {
 		__u32 fresh = 0; /* only the sampler uses it */
 
-		s->site_tick = 0;
+		s->site_tick = site_gap();
 		st = bpf_map_lookup_elem(&site_stats, &ph);
 		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
 					    PT_REGS_FP_CORE(regs), st, &fresh);

@@ -265,8 +265,9 @@ _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
 /* Kernel time by user call site: the user stack at syscall entry. */
 /*
  * Walking the user stack costs microseconds, more than the syscall itself for cheap calls, so
- * the call site is taken for every Nth syscall of a thread (--site-every, default 32); the
- * syscall table stays exact, the call-site table is a systematic sample of it.
+ * the call site is taken for 1 syscall of a thread in N (--site-every, default 32), at gaps
+ * drawn uniformly from 1..2N-1 so that no loop's calls lock step with them; the syscall table
+ * stays exact, the call-site table is a random sample of it.
  */
 #define MUXBPF_DEFAULT_SITE_EVERY 32
 #define MUXBPF_SITE_UNSAMPLED (-0x10000) /* stack_id of a call whose stack was not taken */
@@ -373,7 +374,7 @@ struct muxbpf_thread_state {
 	__u64 out_rt;      /* se.sum_exec_runtime at the last switch-out (fresh there) */
 	__u64 in_ns;       /* the last switch-in */
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
-	__u32 site_tick;   /* syscalls entered: every ledger_site_every-th one walks its stack */
+	__u32 site_tick;   /* syscalls until the next stack walk (0: none drawn yet) */
 	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
 	__u32 cache_phase; /* the phase of the calls in cache[] */

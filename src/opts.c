@@ -90,7 +90,7 @@ static const char usage[] =
 	"  --unwind MODE       user stacks: fp (frame pointers), dwarf (CFI only), auto (CFI,\n"
 	"                      frame pointers where a mapping has none; default auto)\n"
 	"  --no-syscalls       sampler and runtime only: no syscall/scheduler ledger\n"
-	"  --site-every N      take the user call site of every Nth syscall (default 32;\n"
+	"  --site-every N      take the user call site of 1 syscall in N (default 32;\n"
 	"                      1: every call, 0: none)\n"
 	"  --out DIR           also write the artifacts into DIR: report.txt, report.json,\n"
 	"                      PHASE.folded, PHASE.svg, profile.pb.gz, speedscope.json,\n"

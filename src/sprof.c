@@ -347,7 +347,7 @@ add:
 
 /*
  * The kernel time of one phase's syscalls by call site.  The ledger's per-syscall on-CPU time is
- * exact; call sites are taken for every Nth call (--site-every), so each syscall's exact time is
+ * exact; call sites are taken for 1 call in N (--site-every), so each syscall's exact time is
  * apportioned to its sampled sites by their share of it, and a syscall without a sampled site
  * keeps its time on "[no user stack]".  The kernel frames of a phase thus add up to its exact
  * syscall on-CPU time.

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,19 +205,24 @@ static void test_oncpu_and_closure(void **state)
 }
 
 /*
- * The write loop, against the target's own thread CPU clock around each call: the ledger's CPU
- * inside write() lies between what a write window costs beyond a getppid window (the body of
- * write, from the median windows; the two share the clock reads, the entry and exit paths and
- * this profiler's handlers) and the whole call as the target saw it (the mean window).  Both bounds are this run's measurements: what a
- * syscall costs differs from machine to machine (the kernel share was 44.7% on one, 63% on
- * another), so no fixed share is a truth.
+ * The write loop, against the target's own thread CPU clock around each call.  The ledger's
+ * window of a call (sys_enter to sys_exit) lies inside the target's (one clock read to the
+ * next), so its mean CPU per write is at most the target's mean window.  No clock of the
+ * target bounds it from below: what a call costs outside the ledger's window (the entry and
+ * exit paths, its effect on the clock read after it) differs from call to call.  The median
+ * write window less the median getppid window was 519 ns on one machine, where the ledger
+ * booked 507.5 ns per write (handlers included) and 326.8 per getppid: 340 ns of write's cost
+ * lay outside the tracepoints there, against ~0 on another.  Below, the ledger must book more
+ * per write than per getppid: write's body does more (a file lookup, the permission hooks,
+ * the driver), and the ledger's own handlers weigh the same on both (its stack walks fall on
+ * calls at random: test_site_sample).
  */
 static void test_write_loop(void **state)
 {
 	const struct phase_ledger *l = &R.led[PH_WRITE];
 	const struct ledger_sys_row *w, *g, *c;
 	unsigned long long win = 0, null = 0, med_w = 0, med_g = 0;
-	double body, whole, ledger;
+	double whole, ledger, ledger_g;
 	long writes = -1;
 
 	(void)state;
@@ -229,24 +235,62 @@ static void test_write_loop(void **state)
 	assert_non_null(w);
 	assert_non_null(g);
 	assert_non_null(c);
-	body = (double)med_w - (double)med_g;
 	whole = (double)win / writes;
 	ledger = (double)w->cpu_ns / w->count;
+	ledger_g = (double)g->cpu_ns / g->count;
 	print_message("write loop: %ld writes by the target; ledger %" PRIu64 " write calls, "
 		      "%.1f ns CPU each; the target's windows: %.1f ns per write, %.1f ns per getppid "
-		      "(write's body %.1f ns); ledger getppid %.1f ns; kernel share %.1f%%\n",
-		      writes, w->count, ledger, whole, (double)null / writes, body, (double)g->cpu_ns / g->count,
-		      100.0 * l->sys_cpu_ns / l->oncpu_ns);
+		      "(medians' difference %.1f ns); ledger getppid %.1f ns; kernel share %.1f%%\n",
+		      writes, w->count, ledger, whole, (double)null / writes,
+		      (double)med_w - (double)med_g, ledger_g, 100.0 * l->sys_cpu_ns / l->oncpu_ns);
 	/* + 1: the target's acknowledgement line is one more write(). */
 	assert_int_equal(w->count, writes + 1);
 	assert_int_equal(g->count, writes);
 	assert_int_equal(c->count, 4 * writes);
-	if (ledger < body || ledger > whole)
-		fail_msg("the ledger books %.1f ns of CPU per write; the target measured %.1f ns for "
-			 "its body and %.1f ns for the whole call", ledger, body, whole);
+	if (ledger > whole)
+		fail_msg("the ledger books %.1f ns of CPU per write, more than the %.1f ns the target "
+			 "measured around the whole call", ledger, whole);
+	if (ledger <= ledger_g)
+		fail_msg("the ledger books %.1f ns of CPU per write, no more than per getppid "
+			 "(%.1f ns)", ledger, ledger_g);
 	/* A syscall that never left the CPU: its CPU time is its wall time. */
 	assert_true(w->cpu_ns <= w->wall_ns);
 	assert_true(w->cpu_ns * 100 >= w->wall_ns * 95);
+}
+
+/*
+ * The call sites are a random sample of the calls, 1 in MUXBPF_DEFAULT_SITE_EVERY, whatever
+ * the calls' pattern: in the write loop (a clock read, write, two clock reads, getppid, a clock
+ * read: 100000 times) each syscall's calls with a site are its exact count / N, within 6
+ * binomial standard deviations.  Every 32nd call, counted, locked step with that loop of 6:
+ * the walks fell on 3 of its calls, and write or getppid got none.
+ */
+static void test_site_sample(void **state)
+{
+	static const char *const names[] = { "write", "getppid", "clock_gettime" };
+	const struct phase_ledger *l = &R.led[PH_WRITE];
+	const double p = 1.0 / MUXBPF_DEFAULT_SITE_EVERY;
+
+	(void)state;
+	skip_unless_bpf();
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct ledger_sys_row *y = find_sys(l, names[k]);
+		uint64_t walked = 0;
+		double want, sd;
+
+		assert_non_null(y);
+		for (size_t i = 0; i < l->nsites; i++)
+			if (l->sites[i].nr == y->nr)
+				walked += l->sites[i].count;
+		want = (double)y->count * p;
+		sd = sqrt(want * (1 - p));
+		print_message("sites: %s %" PRIu64 " calls, %" PRIu64 " with a call site "
+			      "(%.0f +- %.0f expected)\n", names[k], y->count, walked, want, 6 * sd);
+		if (fabs((double)walked - want) > 6 * sd)
+			fail_msg("%s: %" PRIu64 " of %" PRIu64 " calls have a call site, %.0f +- %.0f "
+				 "expected (1 in %d)", names[k], walked, y->count, want, 6 * sd,
+				 MUXBPF_DEFAULT_SITE_EVERY);
+	}
 }
 
 /* The sleeper: wakeups within 5% of its own count; on-CPU per wakeup close to its work. */
@@ -498,6 +542,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oncpu_and_closure), cmocka_unit_test(test_write_loop),
+		cmocka_unit_test(test_site_sample),
 		cmocka_unit_test(test_sleeper),		  cmocka_unit_test(test_pipe_block),
 		cmocka_unit_test(test_burner_sampled),	  cmocka_unit_test(test_batch_marks),
 	};

@@ -9,9 +9,11 @@
  *        -> "k <writes> <write ns> <getppid ns> <write median ns> <getppid median ns>",
  *        ns = thread CPU time between the clock reads around each call, summed: the write
  *        windows hold whole write calls; the medians of one call's window: their difference
- *        is the body of write alone (the two windows share the wrapper, the entry and exit
- *        paths and the clock reads), free of the milliseconds a TCG guest's stalled vCPU
- *        charges to the few windows it hits (the sums' difference carries those)
+ *        is what a write costs beyond a getppid, free of the milliseconds a TCG guest's
+ *        stalled vCPU charges to the few windows it hits (the sums' difference carries
+ *        those); it is not write's body alone: part of it lies outside the kernel's syscall
+ *        tracepoints (the entry and exit paths, the clock read after it), and how much
+ *        differs from machine to machine
  *   's'  50 times: sleep 10 ms (clock_nanosleep), then ~50 µs of work
  *        -> "k <wakeups> <work ns> <command ns>", work = thread CPU time from each wakeup to
  *        the next sleep, summed; command = thread CPU time from the command byte's read()
