@@ -11,8 +11,9 @@ every=${3:-300}
 log=$(mktemp /tmp/muxbpf-soak.XXXXXX)
 sh "$(dirname "$0")/long_idle.sh" "$out" "$secs" "$every" | tee "$log"
 case $(cat "$log") in *skipped*) rm -f "$log"; exit 0 ;; esac
-# "  ledger (N threads): wall W ms = on-CPU C (user U + syscalls S) + ... leftover +L ms (+P%)"
-set -- $(sed -n 's/^  ledger ([0-9]* threads\{0,1\}): .* on-CPU \([0-9.]*\) (user [0-9.]* + syscalls \([0-9.]*\)).* leftover \([-+0-9.]*\) ms (\([-+0-9.]*\)%).*/\1 \2 \3 \4/p' "$log" | head -1)
+# "  ledger (N threads): wall W ms = on-CPU C (user U + syscalls S + call-site walks K) + ...
+# leftover +L ms (+P%)"
+set -- $(sed -n 's/^  ledger ([0-9]* threads\{0,1\}): .* on-CPU \([0-9.]*\) (user [0-9.]* + syscalls \([0-9.]*\)[^)]*).* leftover \([-+0-9.]*\) ms (\([-+0-9.]*\)%).*/\1 \2 \3 \4/p' "$log" | head -1)
 rm -f "$log"
 [ $# -eq 4 ] || { echo "soak: no ledger line in the report"; exit 1; }
 echo "soak: on-CPU $1 ms, syscalls $2 ms, leftover $3 ms ($4%)"

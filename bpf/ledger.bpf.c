@@ -114,8 +114,8 @@ struct {
 } site_stats SEC(".maps");
 
 /*
- * A new thread's state, built here: it is larger than the BPF stack.  Only nr, stack_id, in_ns
- * and epoch are ever written (all of them at every use); the rest stays zero.
+ * A new thread's state, built here: it is larger than the BPF stack.  Only nr, in_ns and epoch
+ * are ever written (all of them at every use); the rest stays zero.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -124,7 +124,7 @@ struct {
 	__uint(max_entries, 1);
 } new_state SEC(".maps");
 
-static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep, __s32 stack_id,
+static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep,
 							       __u64 in_ns)
 {
 	__u32 zero = 0;
@@ -132,7 +132,6 @@ static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep, __s32 s
 
 	if (n) {
 		n->nr = -1;
-		n->stack_id = stack_id;
 		n->in_ns = in_ns;
 		n->epoch = ep;
 	}
@@ -339,21 +338,25 @@ static __always_inline void book_sys(struct muxbpf_thread_state *s, __u32 tid, _
 	c->inexact += inexact;
 }
 
-static __always_inline void add_site(__u32 ph, __u32 pid, const struct muxbpf_thread_state *s,
-				     __u64 count, __u64 cpu, __u64 wall)
+/*
+ * A walked call under its call site.  cpu_sq: the sum of squared CPU (16 ns units: a call of a
+ * second fits 4,000 times), for the share's sampling interval (stats_share_sampled()).
+ */
+static __always_inline void add_site(__u32 ph, __u32 pid, __u32 nr, __s32 stack_id, __u64 cpu,
+				     __u64 wall, __u64 walk)
 {
-	struct muxbpf_site_key k = { .phase = ph, .nr = (__u32)s->nr, .stack_id = s->stack_id,
-				     .pid = pid };
+	struct muxbpf_site_key k = { .phase = ph, .nr = nr, .stack_id = stack_id, .pid = pid };
 	struct muxbpf_site_val zero = {}, *v;
+	__u64 q = cpu >> 4;
 
-	if (s->stack_id == MUXBPF_SITE_UNSAMPLED)
-		return;
 	v = upsert(&sites, &k, &zero, ph);
 	if (!v)
 		return;
-	__sync_fetch_and_add(&v->count, count);
+	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->cpu_ns, cpu);
 	__sync_fetch_and_add(&v->wall_ns, wall);
+	__sync_fetch_and_add(&v->cpu_sq, q * q);
+	__sync_fetch_and_add(&v->walk_ns, walk);
 }
 
 static __always_inline struct muxbpf_thread_val *thread_val(__u32 ph, __u32 tid)
@@ -433,18 +436,18 @@ static __always_inline void missed_in(struct muxbpf_thread_state *s, struct task
  * The calls before a thread's next stack walk: uniform on 1..2N-1, mean N (--site-every).  A
  * fixed count locks step with a loop's calls: every 32nd call of a loop of 6 calls lands on the
  * same 3 of them, and the other 3 never get a call site (a write and a getppid between clock
- * reads, in tests/test_bpf_ledger.c).  Random gaps give every call the same chance, 1 in N.
+ * reads, in tests/test_bpf_ledger.c).  Random gaps give every call the same chance, 1 in N, and
+ * make the call-site table a random sample whose shares have an interval.
  */
 static __always_inline __u32 site_gap(void)
 {
 	return 1 + bpf_get_prandom_u32() % (2 * ledger_site_every - 1);
 }
 
-static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_tgid, __u64 now)
+static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
 	struct muxbpf_thread_state *s, *init;
-	struct muxbpf_phase_stats *st;
 	__u32 tid = (__u32)pid_tgid, ph;
 	__u64 pe;
 
@@ -452,7 +455,7 @@ static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_t
 	ph = phase_of(pe);
 	s = bpf_map_lookup_elem(&thread_state, &tid);
 	if (!s) {
-		init = fresh_state(pe >> 32, 0, 0);
+		init = fresh_state(pe >> 32, 0);
 		if (!init)
 			return;
 		s = upsert(&thread_state, &tid, init, ph);
@@ -472,24 +475,6 @@ static __always_inline void sys_enter(struct pt_regs *regs, long id, __u64 pid_t
 	s->phase = ph;
 	s->csw = task_csw(task);
 	s->rt_enter = task->se.sum_exec_runtime;
-	s->stack_id = MUXBPF_SITE_UNSAMPLED;
-	/* a count down, not a modulo: a division only at a walk (1 call in N) */
-	if (!ledger_site_every)
-		return;
-	if (!s->site_tick) /* a thread's first call: its first gap */
-		s->site_tick = site_gap();
-	if (!--s->site_tick) {
-		__u32 fresh = 0; /* only the sampler uses it */
-
-		s->site_tick = site_gap();
-		st = bpf_map_lookup_elem(&site_stats, &ph);
-		s->stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs),
-					    PT_REGS_FP_CORE(regs), st, &fresh);
-		/* the call still counts, under "[no stack]" */
-		if (s->stack_id < 0 && st)
-			st->dropped[s->stack_id == MUXBPF_STACK_FULL ? MUXBPF_DROP_STACK_FULL
-						       : MUXBPF_DROP_STACK_FAILED]++;
-	}
 }
 
 SEC("tp_btf/sys_enter")
@@ -501,11 +486,42 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 		return early_exit(MUXBPF_PROG_SYS_ENTER);
 	/* one clock read: the call's entry, and the calibration's start */
 	now = bpf_ktime_get_ns();
-	sys_enter(regs, id, pid_tgid, now);
+	sys_enter(id, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_ENTER, calibrating ? now : 0, true);
 }
 
-static __always_inline void sys_exit(__u64 pid_tgid, __u64 now)
+/*
+ * 1 call in N (site_gap()), after the call is booked: walk the user stack it was made from (the
+ * registers saved at entry) and book the call under it.  At the exit, not the entry: the walk
+ * (microseconds) and what it leaves in the caches then stay out of the call's own time, in the
+ * syscall table and here, and the time it took is booked apart (walk_ns), so the ledger takes it
+ * out of the thread's user time.  (rt_sigreturn and execve replace those registers: their site
+ * is where they return to.)
+ */
+static __always_inline void walk_site(struct pt_regs *regs, struct muxbpf_thread_state *s,
+				      __u32 ph, __u32 pid, __u64 cpu, __u64 wall, __u64 now)
+{
+	struct muxbpf_phase_stats *st;
+	__u32 fresh = 0; /* only the sampler uses it */
+	__s32 stack_id;
+
+	/* a count down, not a modulo: a division only at a walk */
+	if (!s->site_tick) /* a thread's first call: its first gap */
+		s->site_tick = site_gap();
+	if (--s->site_tick)
+		return;
+	s->site_tick = site_gap();
+	st = bpf_map_lookup_elem(&site_stats, &ph);
+	stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs), PT_REGS_FP_CORE(regs),
+				 st, &fresh);
+	/* the call still counts, under "[no stack]" */
+	if (stack_id < 0 && st)
+		st->dropped[stack_id == MUXBPF_STACK_FULL ? MUXBPF_DROP_STACK_FULL
+							: MUXBPF_DROP_STACK_FAILED]++;
+	add_site(ph, pid, (__u32)s->nr, stack_id, cpu, wall, bpf_ktime_get_ns() - now);
+}
+
+static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64 now)
 {
 	__u32 tid = (__u32)pid_tgid, pid = pid_tgid >> 32, ph;
 	struct muxbpf_thread_state *s;
@@ -541,7 +557,8 @@ static __always_inline void sys_exit(__u64 pid_tgid, __u64 now)
 	if (cpu > wall)
 		cpu = wall;
 	book_sys(s, tid, ph, pe >> 32, cpu, wall, inexact);
-	add_site(ph, pid, s, 1, cpu, wall);
+	if (ledger_site_every)
+		walk_site(regs, s, ph, pid, cpu, wall, now);
 	s->nr = -1;
 	s->off = 0;
 }
@@ -554,7 +571,7 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	if (pid_tgid >> 32 != targ_tgid)
 		return early_exit(MUXBPF_PROG_SYS_EXIT);
 	now = bpf_ktime_get_ns();
-	sys_exit(pid_tgid, now);
+	sys_exit(regs, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
 }
 
@@ -568,7 +585,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 
 	s = bpf_map_lookup_elem(&thread_state, &tid);
 	if (!s) {
-		init = fresh_state(pe >> 32, 0, 0);
+		init = fresh_state(pe >> 32, 0);
 		if (!init)
 			return;
 		s = upsert(&thread_state, &tid, init, ph);
@@ -610,7 +627,7 @@ static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32
 
 	if (next->sched_info.pcount != 0 || start > now)
 		return;
-	init = fresh_state(phase_epoch >> 32, MUXBPF_SITE_UNSAMPLED, now);
+	init = fresh_state(phase_epoch >> 32, now);
 	if (!init || bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
 		return;
 	tv = thread_val(ph, tid);

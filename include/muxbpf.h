@@ -266,8 +266,8 @@ _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
 /*
  * Walking the user stack costs microseconds, more than the syscall itself for cheap calls, so
  * the call site is taken for 1 syscall of a thread in N (--site-every, default 32), at gaps
- * drawn uniformly from 1..2N-1 so that no loop's calls lock step with them; the syscall table
- * stays exact, the call-site table is a random sample of it.
+ * drawn uniformly from 1..2N-1 so that no loop's calls lock step with them, at the call's exit
+ * (outside its time); the syscall table stays exact, the call-site table is a random sample.
  */
 #define MUXBPF_DEFAULT_SITE_EVERY 32
 #define MUXBPF_SITE_UNSAMPLED (-0x10000) /* stack_id of a call whose stack was not taken */
@@ -284,8 +284,10 @@ struct muxbpf_site_val {
 	__u64 count;
 	__u64 cpu_ns;
 	__u64 wall_ns;
+	__u64 cpu_sq;  /* sum of (cpu_ns >> 4)^2: the sampling interval of a site's share */
+	__u64 walk_ns; /* the stack walks' own time, after the calls' exits (not in cpu_ns) */
 };
-_Static_assert(sizeof(struct muxbpf_site_val) == 24, "muxbpf_site_val layout");
+_Static_assert(sizeof(struct muxbpf_site_val) == 40, "muxbpf_site_val layout");
 
 /*
  * What woke a target thread, as far as the kernel tells at the wakeup: the ledger tracks, per
@@ -370,7 +372,7 @@ struct muxbpf_thread_state {
 	__u32 phase;       /* the phase at syscall entry */
 	__u32 outs;        /* switch-outs seen inside the syscall */
 	__u32 off;         /* 1 while switched out */
-	__s32 stack_id;    /* user call site of the syscall in progress */
+	__u32 __pad3;      /* (was the call site: walked at the exit now, bpf/ledger.bpf.c) */
 	__u64 out_rt;      /* se.sum_exec_runtime at the last switch-out (fresh there) */
 	__u64 in_ns;       /* the last switch-in */
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */

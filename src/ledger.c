@@ -191,29 +191,24 @@ static uint64_t inflight_cpu(const struct muxbpf_thread_state *s, uint32_t tid,
 	return s->cpu_ns + (t > s->run_ns ? t - s->run_ns : 0);
 }
 
-/* Move a part of a call (wall, cpu) into (sign > 0) or out of (sign < 0) the window. */
+/*
+ * Move a part of a call (wall, cpu) into (sign > 0) or out of (sign < 0) the window.  Only the
+ * syscall table: a call's site is walked at its exit, and booked whole to the phase it returns
+ * in.
+ */
 static int adjust(struct phase_ledger *l, const struct muxbpf_thread_state *s, int sign,
 		  uint64_t wall, uint64_t cpu)
 {
 	struct ledger_sys_row *r = sys_row(l, (uint32_t)s->nr);
-	struct ledger_site_row *site = NULL, none = {};
 
-	if (s->stack_id != MUXBPF_SITE_UNSAMPLED)
-		site = site_row(l, (uint32_t)s->nr, s->stack_id);
-	else
-		site = &none;
-	if (!r || !site)
+	if (!r)
 		return -ENOMEM;
 	if (sign > 0) {
 		r->wall_ns += wall;
 		r->cpu_ns += cpu;
-		site->wall_ns += wall;
-		site->cpu_ns += cpu;
 	} else {
 		r->wall_ns = sub_clamp(r->wall_ns, wall);
 		r->cpu_ns = sub_clamp(r->cpu_ns, cpu);
-		site->wall_ns = sub_clamp(site->wall_ns, wall);
-		site->cpu_ns = sub_clamp(site->cpu_ns, cpu);
 	}
 	return 0;
 }
@@ -275,6 +270,8 @@ static int add_syscalls(struct phase_ledger *l, const struct mb_ledger_data *d,
 		r->count += d->sites[i].v.count;
 		r->cpu_ns += d->sites[i].v.cpu_ns;
 		r->wall_ns += d->sites[i].v.wall_ns;
+		r->cpu_sq += d->sites[i].v.cpu_sq;
+		r->walk_ns += d->sites[i].v.walk_ns;
 	}
 	return 0;
 }
@@ -347,8 +344,10 @@ static int cmp_wake(const void *a, const void *b)
 
 static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsigned int phase)
 {
-	for (size_t i = 0; i < l->nsites; i++)
+	for (size_t i = 0; i < l->nsites; i++) {
 		l->site_cpu_ns += l->sites[i].cpu_ns;
+		l->site_walk_ns += l->sites[i].walk_ns;
+	}
 	for (size_t i = 0; i < l->nsys; i++) {
 		l->sys_cpu_ns += l->sys[i].cpu_ns;
 		l->sys_wall_ns += l->sys[i].wall_ns;
@@ -363,7 +362,7 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 		l->switch_in_missed += d->threads[i].v.missed_in;
 	}
 	l->sys_off_ns = sub_clamp(l->sys_wall_ns, l->sys_cpu_ns);
-	l->user_ns = sub_clamp(l->oncpu_ns, l->sys_cpu_ns);
+	l->user_ns = sub_clamp(l->oncpu_ns, l->sys_cpu_ns + l->site_walk_ns);
 	l->leftover_ns = (int64_t)l->thread_wall_ns - (int64_t)l->oncpu_ns -
 			 (int64_t)l->sys_off_ns - (int64_t)l->preempt_user_ns - l->switch_path_ns;
 	l->lost = phase < MUXBPF_MAX_PHASES ? d->lost[phase] : 0;

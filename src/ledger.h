@@ -57,6 +57,8 @@ struct ledger_site_row {
 	uint32_t nr;
 	int32_t stack_id;
 	uint64_t count, cpu_ns, wall_ns;
+	uint64_t cpu_sq;  /* sum of (cpu_ns >> 4)^2 over the calls (struct muxbpf_site_val) */
+	uint64_t walk_ns; /* the stack walks' own time */
 };
 
 struct ledger_wake_row {
@@ -75,7 +77,9 @@ struct phase_ledger {
 	uint64_t oncpu_ns;       /* exact: sum_exec_runtime deltas */
 	uint64_t sys_cpu_ns;     /* on-CPU inside syscalls */
 	uint64_t site_cpu_ns;    /* on-CPU of the calls whose call site was taken (a sample) */
-	uint64_t user_ns;        /* on-CPU - sys_cpu: user code, page faults, interrupts in user mode */
+	uint64_t site_walk_ns;   /* the call-site walks' own time, after those calls' exits */
+	uint64_t user_ns;        /* on-CPU - sys_cpu - site_walk: user code, page faults,
+				    interrupts in user mode */
 	uint64_t sys_wall_ns;    /* wall inside syscalls */
 	uint64_t sys_off_ns;     /* off-CPU inside syscalls (blocked or waiting for a CPU) */
 	uint64_t preempt_user_ns; /* off-CPU after preemption in user mode */

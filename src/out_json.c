@@ -328,7 +328,7 @@ static void write_sys_ci(struct jw *w, const struct report_phase *p, size_t i)
 	jw_kstr(w, "ci_from", from_names[from]);
 }
 
-static void write_ledger(struct jw *w, const struct report_phase *p)
+static void write_ledger(struct jw *w, const struct report *r, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
 
@@ -345,6 +345,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 	jw_ku64(w, "user_ns", l->user_ns);
 	jw_ku64(w, "sys_cpu_ns", l->sys_cpu_ns);
 	jw_ku64(w, "site_cpu_ns", l->site_cpu_ns);
+	jw_ku64(w, "site_walk_ns", l->site_walk_ns);
 	jw_ku64(w, "sys_wall_ns", l->sys_wall_ns);
 	jw_ku64(w, "sys_off_ns", l->sys_off_ns);
 	jw_ku64(w, "preempt_user_ns", l->preempt_user_ns);
@@ -395,6 +396,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 	jw_arr(w);
 	for (size_t i = 0; i < l->nsites; i++) {
 		const struct ledger_site_row *y = &l->sites[i];
+		struct stats_ci ci;
 
 		jw_obj(w);
 		jw_kstr(w, "syscall", syscall_name(y->nr));
@@ -403,7 +405,17 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 		jw_ku64(w, "count", y->count);
 		jw_ku64(w, "cpu_ns", y->cpu_ns);
 		jw_ku64(w, "wall_ns", y->wall_ns);
-		jw_knum(w, "cpu_pct", l->sys_cpu_ns ? 100.0 * y->cpu_ns / l->sys_cpu_ns : 0);
+		jw_ku64(w, "walk_ns", y->walk_ns);
+		report_site_ci(r, p, i, &ci);
+		jw_knum(w, "cpu_pct", 100 * ci.value);
+		if (ci.valid) {
+			json_write_ci(w, "cpu_ci_pct", &ci);
+		} else {
+			jw_key(w, "cpu_ci_pct");
+			jw_null(w);
+		}
+		jw_key(w, "cpu_ci_wide");
+		jw_bool(w, ci.valid && stats_ci_wide(&ci));
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
@@ -514,7 +526,7 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	write_sampler(w, &p->stats);
 	write_functions(w, p);
 	write_rounds(w, p, rs != NULL);
-	write_ledger(w, p);
+	write_ledger(w, r, p);
 	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
 	json_write_cost(w, p);
 	json_write_corrected(w, p);

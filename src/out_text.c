@@ -434,11 +434,12 @@ static void print_balance(FILE *f, const struct report_phase *p)
 	const struct phase_ledger *l = &p->ledger;
 	double lpct = l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0;
 
-	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f)"
-		   " + off-CPU in syscalls %.2f + preempted in user mode %.2f + switch path %.2f;"
-		   " leftover %+.3f ms (%+.3f%%)\n",
+	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f"
+		   " + call-site walks %.2f) + off-CPU in syscalls %.2f + preempted in user mode %.2f"
+		   " + switch path %.2f; leftover %+.3f ms (%+.3f%%)\n",
 		l->threads, l->threads == 1 ? "" : "s", ms(l->thread_wall_ns), ms(l->oncpu_ns),
-		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->sys_off_ns), ms(l->preempt_user_ns),
+		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->site_walk_ns), ms(l->sys_off_ns),
+		ms(l->preempt_user_ns),
 		l->switch_path_ns / 1e6, l->leftover_ns / 1e6, lpct);
 	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
 		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
@@ -548,22 +549,37 @@ static void print_syscalls(FILE *f, const struct report *r, const struct report_
 	}
 }
 
+/*
+ * The call sites: a random sample of the calls (1 in site_every), each site's share of the
+ * walked calls' on-CPU with the sample's 95% interval; the walks' own time, which the ledger
+ * keeps out of the calls and out of user time.
+ */
 static void print_sites(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
+	uint64_t walks = 0;
 	int shown = 0;
 
 	if (!l->site_cpu_ns || !l->nsites)
 		return;
-	fprintf(f, "  kernel time by user call site (%% of syscall on-CPU; the stacks of 1 in %u "
-		   "calls):\n",
-		r->site_every);
+	for (size_t i = 0; i < l->nsites; i++)
+		walks += l->sites[i].count;
+	fprintf(f, "  kernel time by user call site: share = %% of the walked calls' on-CPU, the "
+		   "stacks of 1 call in %u at random; +- = 95%% interval of that sample; ? = wider "
+		   "than the share; the %" PRIu64 " walks took %.3f ms (%.1f us each), outside "
+		   "the calls and user time\n",
+		r->site_every, walks, ms(l->site_walk_ns),
+		walks ? l->site_walk_ns / 1e3 / walks : 0);
 	for (size_t i = 0; i < l->nsites && shown < r->top; i++) {
 		const struct ledger_site_row *y = &l->sites[i];
+		struct stats_ci ci;
+		char c[16];
 
 		if (!y->cpu_ns)
 			break;
-		fprintf(f, "  %6.1f%%  %s <- %s\n", pct(y->cpu_ns, l->site_cpu_ns),
+		report_site_ci(r, p, i, &ci);
+		format_ci(c, sizeof(c), &ci);
+		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * ci.value, ci.valid ? c : "-",
 			syscall_name(y->nr),
 			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
 		shown++;

@@ -428,7 +428,7 @@ static void seed_ledger(struct profiler *p)
 		return;
 	n = procstat_threads(p->pid, th, MUXBPF_MAX_THREADS);
 	for (int i = 0; i < n; i++) {
-		struct muxbpf_thread_state st = { .stack_id = MUXBPF_SITE_UNSAMPLED };
+		struct muxbpf_thread_state st = {};
 
 		if (th[i].syscall < 0)
 			continue; /* running, or blocked outside a syscall */

@@ -101,7 +101,7 @@ struct report {
 	enum fold_by rule_by; /* the view whose top rows the rounds' precision rule reads */
 	bool profiled;       /* false with --no-profile */
 	bool ledger;         /* the syscall/scheduler ledger was on */
-	unsigned int site_every; /* call sites taken for every Nth syscall */
+	unsigned int site_every; /* call sites taken for 1 syscall in N, at random */
 	double max_drop_pct; /* --max-drop-pct: a phase dropping more is an error; < 0: warn only */
 	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */
 	uint64_t exits_lost; /* thread exits missing from the runtime accounting */
@@ -133,6 +133,13 @@ void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bo
  */
 enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 				   struct report_sys_ci *out);
+
+/*
+ * Row i of a phase's call sites: its share of the walked calls' CPU, with the interval of a
+ * random sample of 1 call in site_every (stats_share_sampled()); invalid without walks.
+ */
+void report_site_ci(const struct report *r, const struct report_phase *p, size_t i,
+		    struct stats_ci *out);
 
 /* The phase's batch design factor (report_rounds.design), 1 without batches. */
 double report_design_factor(const struct report_phase *p);

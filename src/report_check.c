@@ -68,6 +68,22 @@ enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 	return p->rounds.sys_once ? REPORT_SYS_ONCE : REPORT_SYS_NONE;
 }
 
+void report_site_ci(const struct report *r, const struct report_phase *p, size_t i,
+		    struct stats_ci *out)
+{
+	const struct phase_ledger *l = &p->ledger;
+	const struct ledger_site_row *y = &l->sites[i];
+	double x = 0, q = 0;
+
+	/* the rows' own sums: with --runs, site_cpu_ns is a median over the runs, the rows means */
+	for (size_t j = 0; j < l->nsites; j++) {
+		x += (double)l->sites[j].cpu_ns;
+		q += 256.0 * (double)l->sites[j].cpu_sq; /* (16 ns)^2 units */
+	}
+	stats_share_sampled((double)y->cpu_ns, 256.0 * (double)y->cpu_sq, y->count, x, q,
+			    r->site_every ? 1.0 / r->site_every : 0, out);
+}
+
 bool report_lockstep_text(const struct report_phase *p, char *buf, size_t size)
 {
 	const struct rounds_homog *h = &p->rounds.homog;

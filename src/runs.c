@@ -117,8 +117,8 @@ static int fold_merge(struct fold_table *out, const struct fold_table *in)
 /* ---- ledgers: scalars as medians, rows as means per run -------------------------------------- */
 
 #define LEDGER_SCALARS(X)                                                                          \
-	X(wall_ns) X(thread_wall_ns) X(oncpu_ns) X(sys_cpu_ns) X(site_cpu_ns) X(user_ns)           \
-	X(sys_wall_ns) X(sys_off_ns) X(preempt_user_ns) X(run_delay_ns) X(sys_count)               \
+	X(wall_ns) X(thread_wall_ns) X(oncpu_ns) X(sys_cpu_ns) X(site_cpu_ns) X(site_walk_ns)        \
+	X(user_ns) X(sys_wall_ns) X(sys_off_ns) X(preempt_user_ns) X(run_delay_ns) X(sys_count)    \
 	X(sys_inexact) X(switch_in_missed) X(nvcsw) X(nivcsw) X(min_flt) X(maj_flt) X(pcount) X(wakeups) X(lost)
 
 static void ledger_scalars(struct phase_ledger *out, const struct report *in, int n, int i)
@@ -203,6 +203,8 @@ static int site_merge(struct phase_ledger *out, char ***labels, const struct rep
 		r->count += s->count;
 		r->cpu_ns += s->cpu_ns;
 		r->wall_ns += s->wall_ns;
+		r->cpu_sq += s->cpu_sq;
+		r->walk_ns += s->walk_ns;
 	}
 	return 0;
 }
@@ -295,6 +297,10 @@ static int ledger_merge(struct report_phase *out, const struct report *in, int n
 		l->sites[j].count = per_run(l->sites[j].count, n);
 		l->sites[j].cpu_ns = per_run(l->sites[j].cpu_ns, n);
 		l->sites[j].wall_ns = per_run(l->sites[j].wall_ns, n);
+		/* over n * n: a share of the means then has the interval of the runs' pooled
+		 * sample (stats_share_sampled(): x scales by 1/n, q must by 1/n^2) */
+		l->sites[j].cpu_sq = per_run(per_run(l->sites[j].cpu_sq, n), n);
+		l->sites[j].walk_ns = per_run(l->sites[j].walk_ns, n);
 	}
 	for (size_t j = 0; j < l->nwakes; j++)
 		l->wakes[j].count = per_run(l->wakes[j].count, n);

@@ -56,6 +56,37 @@ void stats_share(uint64_t k, uint64_t n, struct stats_ci *out)
 	out->valid = true;
 }
 
+/*
+ * With y_i = x_i for the share's units and 0 for the others, r = x_s / x, the estimator's
+ * variance is (1 - p) sum (y_i - r x_i)^2 / x^2 over the sampled units (each weighed 1/p; the
+ * weights cancel in the ratio), and sum (y_i - r x_i)^2 = (1 - r)^2 q_s + r^2 (q - q_s).
+ */
+double stats_share_sampled_var(double x_s, double q_s, double x, double q, double p)
+{
+	double r;
+
+	if (x <= 0 || x_s < 0 || x_s > x || p <= 0 || p > 1)
+		return 0;
+	r = x_s / x;
+	return fmax((1 - p) * ((1 - r) * (1 - r) * q_s + r * r * fmax(q - q_s, 0)) / (x * x), 0);
+}
+
+void stats_share_sampled(double x_s, double q_s, uint64_t k, double x, double q, double p,
+			 struct stats_ci *out)
+{
+	double r, half;
+
+	*out = (struct stats_ci){ .n = k, .lo = 0, .hi = 1 };
+	if (x <= 0 || !k || x_s < 0 || x_s > x || p <= 0 || p > 1)
+		return;
+	r = x_s / x;
+	half = Z975 * sqrt(stats_share_sampled_var(x_s, q_s, x, q, p));
+	out->value = r;
+	out->lo = fmax(r - half, 0);
+	out->hi = fmin(r + half, 1);
+	out->valid = true;
+}
+
 void stats_ratio_rounds(const double *num, const double *den, int r, struct stats_ci *out)
 {
 	double sn = 0, sd = 0, ss = 0, ratio, dbar, se;

@@ -61,6 +61,17 @@ double stats_design_factor(const double *wide_half, const double *wilson_half, i
  * [0, 1]; factor <= 1 leaves it as it is. */
 void stats_share_widen(struct stats_ci *ci, double factor);
 
+/*
+ * A share of a total measured on a random sample of its units (each unit taken with chance p,
+ * independently: Poisson sampling), the call-site table's case: the sampled units in the share
+ * add up to x_s (k of them), their squares to q_s; all sampled units to x and q.  The share
+ * x_s / x with the normal 95% interval of the linearized ratio estimator.  Invalid for x <= 0
+ * or k = 0.
+ */
+void stats_share_sampled(double x_s, double q_s, uint64_t k, double x, double q, double p,
+			 struct stats_ci *out);
+/* The variance of that share (0 where there is none). */
+double stats_share_sampled_var(double x_s, double q_s, double x, double q, double p);
 /* Mean of x[0..n-1] with its t interval (n < 2: invalid). */
 void stats_mean(const double *x, int n, struct stats_ci *out);
 

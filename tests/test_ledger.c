@@ -39,12 +39,10 @@ static void test_window(void **state)
 	/* 101 sat in select (23) from T0 - 20 ms, off CPU, and returned in the window; 102 is in
 	 * poll (7) at T1 since T1 - 10 ms */
 	typeof(*((struct mb_inflight *)0)->v) in0[] = {
-		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 20 * MS, .cpu_ns = 4000, .off = 1,
-				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 20 * MS, .cpu_ns = 4000, .off = 1 } },
 	};
 	typeof(*((struct mb_inflight *)0)->v) in1[] = {
-		{ .k = 102, .v = { .nr = 7, .enter_ns = T1 - 10 * MS, .cpu_ns = 2000, .off = 1,
-				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+		{ .k = 102, .v = { .nr = 7, .enter_ns = T1 - 10 * MS, .cpu_ns = 2000, .off = 1 } },
 		{ .k = 101, .v = { .nr = -1 } }, /* in user mode: not in flight */
 	};
 	struct mb_inflight f0 = { in0, 1 }, f1 = { in1, 2 };
@@ -56,7 +54,7 @@ static void test_window(void **state)
 		{ { PH + 1, 101, 1, 0 }, { 99, 99 * MS, 99 * MS, 0 } },
 	};
 	typeof(*((struct mb_ledger_data *)0)->sites) sites[] = {
-		{ { PH, 1, 7, PID }, { 1, MS / 2, 1 * MS } },
+		{ { PH, 1, 7, PID }, { 1, MS / 2, 1 * MS, (MS / 2 >> 4) * (MS / 2 >> 4), 3000 } },
 	};
 	typeof(*((struct mb_ledger_data *)0)->wakes) wakes[] = {
 		{ { PH, MUXBPF_WAKER_TIMER, 0, 0 }, { 50, "" } },
@@ -113,11 +111,14 @@ static void test_window(void **state)
 	assert_int_equal(l.sys_cpu_ns, 9 * MS + 8000);
 	assert_int_equal(l.sys_wall_ns, 47 * MS);
 	assert_int_equal(l.sys_off_ns, 47 * MS - 9 * MS - 8000);
-	assert_int_equal(l.user_ns, 35 * MS - 9 * MS - 8000);
+	/* the call-site walk's 3 µs are on-CPU, but neither the call's nor user time */
+	assert_int_equal(l.user_ns, 35 * MS - 9 * MS - 8000 - 3000);
 
 	assert_int_equal(l.nsites, 1);
 	assert_int_equal(l.sites[0].stack_id, 7);
 	assert_int_equal(l.site_cpu_ns, MS / 2);
+	assert_int_equal(l.site_walk_ns, 3000);
+	assert_int_equal(l.sites[0].cpu_sq, (MS / 2 >> 4) * (MS / 2 >> 4));
 
 	/* the balance: thread wall = on-CPU + off-CPU in syscalls + preempted + switch path + L */
 	assert_int_equal(l.preempt_user_ns, 4 * MS);
@@ -148,12 +149,10 @@ static void test_call_spanning_the_window(void **state)
 	struct muxbpf_task_rt rt1[] = { { .pid = PID, .tid = 101, .runtime_ns = 2 * MS } };
 	struct rt_snapshot s0 = { rt0, 1 }, s1 = { rt1, 1 };
 	typeof(*((struct mb_inflight *)0)->v) in0[] = {
-		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 5 * MS, .cpu_ns = 3000, .off = 1,
-				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 5 * MS, .cpu_ns = 3000, .off = 1 } },
 	};
 	typeof(*((struct mb_inflight *)0)->v) in1[] = {
-		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 5 * MS, .cpu_ns = 7000, .off = 1,
-				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 5 * MS, .cpu_ns = 7000, .off = 1 } },
 	};
 	struct mb_inflight f0 = { in0, 1 }, f1 = { in1, 1 };
 	struct mb_boundary from = { T0, &s0, &f0 }, to = { T1, &s1, &f1 };
@@ -180,8 +179,7 @@ static void test_exit_in_flight(void **state)
 	};
 	struct rt_snapshot s0 = { rt0, 1 }, s1 = { rt1, 1 };
 	typeof(*((struct mb_inflight *)0)->v) in1[] = {
-		{ .k = 101, .v = { .nr = 60, .enter_ns = T0 + 59 * MS, .cpu_ns = 500000, .off = 1,
-				   .stack_id = MUXBPF_SITE_UNSAMPLED } },
+		{ .k = 101, .v = { .nr = 60, .enter_ns = T0 + 59 * MS, .cpu_ns = 500000, .off = 1 } },
 	};
 	struct mb_inflight f0 = { NULL, 0 }, f1 = { in1, 1 };
 	struct mb_boundary from = { T0, &s0, &f0 }, to = { T1, &s1, &f1 };

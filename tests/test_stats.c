@@ -150,6 +150,62 @@ static void test_coverage(void **state)
 	assert_true(cover_wilson >= 0.925 * trials && cover_wilson <= 0.975 * trials);
 }
 
+/*
+ * The call-site share's interval (stats_share_sampled): one case by hand, then its coverage.  A
+ * population of 16000 calls, a fifth of them at one site, with CPU times of a long tail (an
+ * exponential times a lognormal-ish factor), sampled 1 in 32 at random 2000 times: the 95%
+ * interval of the site's share of the CPU holds the population's share in ~95% of them.
+ */
+static void test_share_sampled(void **state)
+{
+	enum { CALLS = 16000, TRIALS = 2000 };
+	static double cpu[CALLS];
+	double truth_s = 0, truth = 0;
+	int cover = 0;
+	struct stats_ci ci;
+
+	(void)state;
+	/* r = 0.3; v = 0.5 (0.49 * 500 + 0.09 * 1500) / 100^2 = 0.019 */
+	stats_share_sampled(30, 500, 3, 100, 2000, 0.5, &ci);
+	assert_true(ci.valid);
+	assert_true(fabs(ci.value - 0.3) < 1e-12);
+	assert_true(fabs(ci.lo - (0.3 - 1.959964 * sqrt(0.019))) < 1e-5);
+	assert_true(fabs(ci.hi - (0.3 + 1.959964 * sqrt(0.019))) < 1e-5);
+	/* nothing sampled, or no total: no interval */
+	stats_share_sampled(0, 0, 0, 100, 2000, 0.5, &ci);
+	assert_false(ci.valid);
+	stats_share_sampled(1, 1, 1, 0, 0, 0.5, &ci);
+	assert_false(ci.valid);
+
+	for (int i = 0; i < CALLS; i++) {
+		cpu[i] = -log(1 - uniform()) * (i % 5 ? 200 : 300) * exp(uniform() * 2);
+		truth += cpu[i];
+		truth_s += i % 5 ? 0 : cpu[i];
+	}
+	for (int t = 0; t < TRIALS; t++) {
+		double xs = 0, qs = 0, x = 0, q = 0;
+		uint64_t k = 0;
+
+		for (int i = 0; i < CALLS; i++) {
+			if (uniform() >= 1.0 / 32)
+				continue;
+			x += cpu[i];
+			q += cpu[i] * cpu[i];
+			if (i % 5 == 0) {
+				xs += cpu[i];
+				qs += cpu[i] * cpu[i];
+				k++;
+			}
+		}
+		stats_share_sampled(xs, qs, k, x, q, 1.0 / 32, &ci);
+		cover += ci.valid && ci.lo <= truth_s / truth && truth_s / truth <= ci.hi;
+	}
+	print_message("site share %.3f: 95%% intervals of 1-in-32 samples cover it %.1f%%\n",
+		      truth_s / truth, 100.0 * cover / TRIALS);
+	/* 2000 trials: the binomial error of a 95% coverage is 0.5 points */
+	assert_true(cover >= 0.925 * TRIALS && cover <= 0.975 * TRIALS);
+}
+
 /* The random period keeps the mean rate: periods average the mean less the loss per period. */
 static void test_jitter_period(void **state)
 {
@@ -389,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_design_factor),
 		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),
+		cmocka_unit_test(test_share_sampled),
 		cmocka_unit_test(test_median),	      cmocka_unit_test(test_wilcoxon),
 		cmocka_unit_test(test_bootstrap),     cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_false_positives), cmocka_unit_test(test_delta),

@@ -249,11 +249,12 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     var l = p.ledger;
     if (!l) return card('Ledger', null, [el('p', { cls: 'small', text: r.ledger ?
       'no ledger for this phase' : 'the ledger was off (--no-ledger)' })]);
-    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns;
+    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns - l.site_walk_ns;
     var parts = [['user', 'k-user', l.user_ns, 'user mode on-CPU'],
       ['syscalls', 'k-sys', l.sys_cpu_ns, 'on-CPU inside syscalls'],
       ['off-CPU in syscalls', 'k-off', l.sys_off_ns, 'blocked or waiting inside syscalls'],
       ['preempted', 'k-pre', l.preempt_user_ns, 'runnable in user mode but not running'],
+      ['call-site walks', 'k-walk', l.site_walk_ns, 'this profiler\u2019s stack walks for the call sites, after the calls'],
       ['switch path + leftover', 'k-other', other > 0 ? other : 0, 'the context switch itself and the unaccounted rest']];
     var W = l.thread_wall_ns || 1;
     var bar = el('div', { cls: 'balance', title: 'thread wall ' + ms(l.thread_wall_ns) + ' ms' },
@@ -288,8 +289,11 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     kids.push(el('h4', { text: 'Kernel time by user call site' }, []));
     kids.push(l.sites.length ? scroll(table([
       { label: '% of syscall CPU', num: true, get: function (x) { return x.cpu_pct; }, fmt: function (v) { return num(v, 1); },
-        bar: function (x) { return x.cpu_pct; } },
-      { label: 'calls', num: true, get: function (x) { return x.count; }, title: 'sampled calls (1 in ' + r.site_every + ')' },
+        bar: function (x) { return x.cpu_pct; }, title: '% of the walked calls\u2019 on-CPU' },
+      { label: '95%', get: function (x) { return range(x.cpu_ci_pct); },
+        cls: function (x) { return 'nw ci' + (x.cpu_ci_wide ? ' wide' : ''); },
+        title: 'the walked calls are a random sample, 1 call in ' + r.site_every + ': the interval of that sample' },
+      { label: 'calls', num: true, get: function (x) { return x.count; }, title: 'sampled calls (1 in ' + r.site_every + ', at random)' },
       { label: 'call site', get: function (x) { return x.call_site || x.syscall; } }
     ], l.sites, { cls: 'sites' })) : el('p', { cls: 'small', text: 'no sampled call sites' }));
     return card('Where the time went', 'the ledger: exact, from the kernel', kids);

@@ -68,7 +68,7 @@ sed -n 's/^  ledger (.*leftover .* ms (\([-+0-9.]*\)%)$/\1/p' "$log/out" >"$log/
 awk '{ v = $1 < 0 ? -$1 : $1; if (v >= 1) bad = 1 } END { exit bad }' "$log/leftovers" ||
 	fail "a phase's ledger leaves 1% or more of its wall time unexplained: $(tr '\n' ' ' <"$log/leftovers")"
 # Kernel time is named by syscall and call site.
-grep -Eq '^  +[0-9.]+%  write <- .*process_output' "$log/out" ||
+grep -Eq '^  +[0-9.]+% +\+-[0-9.]+\?? +write <- .*process_output' "$log/out" ||
 	fail "no write call site in process_output named"
 # Rounds: the phases whose work repeats ran it in 2 or more rounds and stopped because their
 # top 10 rows are within +-1 point (checked against report.json's own intervals) or at the time
