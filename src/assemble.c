@@ -367,7 +367,7 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 	unsigned int ids[MUXBPF_MAX_PHASES];
 	struct sprof_run in = { .prof = &run->profile, .res = res, .pid = (uint32_t)run->pid,
 				.nphases = r->nphases, .ids = ids, .ledgers = ledgers,
-				.sites = sites,
+				.sites = sites, .site_every = r->site_every,
 				.softcode = run->softcode.valid && (r->by & FOLD_VIEW_SOFTCODE)
 						    ? &run->softcode
 						    : NULL };

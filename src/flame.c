@@ -176,6 +176,9 @@ int flame_from_phase(struct flame *t, const struct sprof *sp, const struct sp_ph
 		k = t->last;
 		t->v[k].calls += s->calls;
 		t->v[k].cpu_ns += s->cpu_ns;
+		/* sites of one syscall: shares of one sample, negatively correlated; the sum of
+		 * their variances bounds the variance of their sum from above */
+		t->v[k].cpu_var += s->cpu_var;
 	}
 	if (err)
 		flame_free(t);

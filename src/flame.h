@@ -19,7 +19,8 @@ struct flame_node {
 	int depth;      /* root = 0 */
 	double value;   /* inclusive */
 	double base;    /* inclusive value in the baseline (differential graphs) */
-	double calls, cpu_ns; /* kernel frames: syscalls and exact on-CPU ns behind value */
+	double calls, cpu_ns; /* kernel frames: syscalls and on-CPU ns behind value */
+	double cpu_var;       /* kernel frames: cpu_ns's variance (its call sites are a sample) */
 	long parent, first, next;
 	double x;       /* layout: left edge as a fraction of the root */
 };

@@ -14,7 +14,13 @@
 #define XPAD 10
 #define TOP 66
 #define BOTTOM 34
-#define MIN_PX 0.1 /* narrower frames (and their children) are left out, as flamegraph.pl does */
+/*
+ * Narrower frames (and their children) are left out, as flamegraph.pl does, except the root's
+ * children: a search's "Matched" adds up the frames drawn, and those few add up to the whole
+ * graph ('.' matched 99.99% of a stripped target's phase once: a child of the root under 0.1 px
+ * was left out, and no drawn frame covered it).
+ */
+#define MIN_PX 0.1
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -119,6 +125,13 @@ static void frame_details(FILE *f, const struct flame *t, size_t i, const struct
 			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points +-%.2f%s, 95%%)",
 			 n->value, o->unit, 100 * p2, n->base, 100 * p1, 100 * (p2 - p1), half,
 			 2 * half > fabs(100 * (p2 - p1)) ? "?" : "");
+	} else if (n->kind == FLAME_KERNEL && n->cpu_var > 0) {
+		snprintf(buf, sizeof(buf),
+			 " (kernel: %.3f ms +-%.3f on-CPU in %.0f calls: the syscall's exact time "
+			 "from the ledger, the part at this call site from a sample of its calls, "
+			 "95%% = %.1f %s-equivalents, %.2f%%)", n->cpu_ns / 1e6,
+			 1.959964 * sqrt(n->cpu_var) / 1e6, n->calls, n->value, o->unit,
+			 100 * n->value / total);
 	} else if (n->kind == FLAME_KERNEL) {
 		snprintf(buf, sizeof(buf),
 			 " (kernel: %.3f ms on-CPU in %.0f calls, exact, from the ledger = %.1f "
@@ -183,7 +196,7 @@ int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o)
 		int chars = (int)((px - 6) / 6.6);
 		size_t len = strlen(n->name);
 
-		if (px < MIN_PX)
+		if (px < MIN_PX && n->depth > 1)
 			continue;
 		frame_colour(t, n, o, colour, sizeof(colour));
 		fprintf(f, "<g class=\"f\" id=\"%sf%zu\" data-x=\"%.10f\" data-w=\"%.10f\" "

@@ -12,6 +12,7 @@
 #include "ledger.h"
 #include "resolve.h"
 #include "sprof.h"
+#include "stats.h"
 
 void sprof_init(struct sprof *sp, int freq)
 {
@@ -298,7 +299,7 @@ int sprof_add_sample(struct sprof *sp, unsigned int phase, const struct mb_sym *
 
 int sprof_add_site(struct sprof *sp, unsigned int phase, const char *syscall,
 		   const struct mb_sym *frames, uint32_t nr, uint64_t calls, uint64_t cpu_ns,
-		   uint64_t wall_ns)
+		   uint64_t wall_ns, double cpu_var)
 {
 	struct sp_phase *p = sprof_phase(sp, phase);
 	uint32_t fr[MUXBPF_MAX_STACK_DEPTH], n;
@@ -341,6 +342,7 @@ add:
 	s->calls += calls;
 	s->cpu_ns += cpu_ns;
 	s->wall_ns += wall_ns;
+	s->cpu_var += cpu_var;
 	p->sys_cpu_ns += cpu_ns;
 	return 0;
 }
@@ -350,37 +352,45 @@ add:
  * exact; call sites are taken for 1 call in N (--site-every), so each syscall's exact time is
  * apportioned to its sampled sites by their share of it, and a syscall without a sampled site
  * keeps its time on "[no user stack]".  The kernel frames of a phase thus add up to its exact
- * syscall on-CPU time.
+ * syscall on-CPU time.  A site's part is the exact time times a sampled share: its variance is
+ * the share's (stats_share_sampled_var()) times the time squared.
  */
 static int add_sites(struct sprof *sp, unsigned int id, const struct phase_ledger *l,
-		     const struct mb_rstack *sites)
+		     const struct mb_rstack *sites, unsigned int site_every)
 {
+	double p = site_every ? 1.0 / site_every : 0;
+
 	for (size_t k = 0; k < l->nsys; k++) {
 		const struct ledger_sys_row *y = &l->sys[k];
-		uint64_t site_cpu = 0;
+		double site_cpu = 0, site_sq = 0;
 		int err;
 
 		for (size_t i = 0; i < l->nsites; i++)
-			if (l->sites[i].nr == y->nr)
-				site_cpu += l->sites[i].cpu_ns;
+			if (l->sites[i].nr == y->nr) {
+				site_cpu += (double)l->sites[i].cpu_ns;
+				site_sq += 256.0 * (double)l->sites[i].cpu_sq; /* (16 ns)^2 units */
+			}
 		if (!site_cpu) {
 			err = sprof_add_site(sp, id, syscall_name(y->nr), NULL, 0, y->count,
-					     y->cpu_ns, y->wall_ns);
+					     y->cpu_ns, y->wall_ns, 0);
 			if (err)
 				return err;
 			continue;
 		}
 		for (size_t i = 0; i < l->nsites; i++) {
 			const struct ledger_site_row *t = &l->sites[i];
-			double share;
+			double share, var;
 
 			if (t->nr != y->nr || !t->cpu_ns)
 				continue;
 			share = (double)t->cpu_ns / site_cpu;
+			var = stats_share_sampled_var((double)t->cpu_ns, 256.0 * (double)t->cpu_sq,
+						      site_cpu, site_sq, p);
 			err = sprof_add_site(sp, id, syscall_name(y->nr), sites[i].frames, sites[i].n,
 					     (uint64_t)(y->count * share + 0.5),
 					     (uint64_t)(y->cpu_ns * share + 0.5),
-					     (uint64_t)(y->wall_ns * share + 0.5));
+					     (uint64_t)(y->wall_ns * share + 0.5),
+					     var * (double)y->cpu_ns * (double)y->cpu_ns);
 			if (err)
 				return err;
 		}
@@ -417,7 +427,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 	for (int i = 0; i < run->nphases; i++) {
 		if (!run->ledgers[i])
 			continue;
-		err = add_sites(sp, run->ids[i], run->ledgers[i], run->sites[i]);
+		err = add_sites(sp, run->ids[i], run->ledgers[i], run->sites[i], run->site_every);
 		if (err)
 			return err;
 	}

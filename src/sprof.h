@@ -48,6 +48,7 @@ struct sp_site {
 	uint32_t *frames; /* the call site's user stack, leaf first (may be empty) */
 	uint32_t nr;
 	uint64_t calls, cpu_ns, wall_ns;
+	double cpu_var; /* cpu_ns's variance (ns^2): the sites' split is a sample, 1 call in N */
 };
 
 struct sp_phase {
@@ -84,10 +85,13 @@ struct sp_phase *sprof_phase(struct sprof *sp, unsigned int id);
 /* Add count samples of a stack of nr symbolized frames (leaf first).  0 or -ENOMEM. */
 int sprof_add_sample(struct sprof *sp, unsigned int phase, const struct mb_sym *frames,
 		     uint32_t nr, uint64_t count);
-/* Add a syscall's kernel time at a call site with this user stack (nr may be 0). */
+/*
+ * Add a syscall's kernel time at a call site with this user stack (nr may be 0); cpu_var: the
+ * variance of cpu_ns (0 when exact).  Sites with the same stack add up, variances too.
+ */
 int sprof_add_site(struct sprof *sp, unsigned int phase, const char *syscall,
 		   const struct mb_sym *frames, uint32_t nr, uint64_t calls, uint64_t cpu_ns,
-		   uint64_t wall_ns);
+		   uint64_t wall_ns, double cpu_var);
 /* The label a frame gets in the report's tables: its name or "[unnamed: DSO, REASON]". */
 void sprof_frame_label(const struct mb_sym *f, char *buf, size_t size);
 /* Hex build-id of an ELF file ("" when it has none or cannot be read).  0 or -errno. */
@@ -111,6 +115,7 @@ struct sprof_run {
 	const struct phase_ledger *const *ledgers; /* per phase, NULL without a ledger */
 	const struct mb_rstack *const *sites; /* per phase, the frames of ledgers[i]->sites[j] */
 	const struct sc_data *softcode; /* --by softcode: the command thread's softcode frames */
+	unsigned int site_every;        /* the ledger walked 1 call in site_every (0: none) */
 };
 /* Add one run: its samples and the kernel time of its ledgers by call site. */
 int sprof_add_run(struct sprof *sp, const struct sprof_run *run);

@@ -60,8 +60,10 @@ static void fixture(struct sprof *sp)
 	assert_int_equal(sprof_add_sample(sp, 3, s5, 2, 4), 0);
 	/* the same stack again merges */
 	assert_int_equal(sprof_add_sample(sp, 3, s5, 2, 1), 0);
-	assert_int_equal(sprof_add_site(sp, 2, "write", site, 2, 10, 2000000, 3000000), 0);
-	assert_int_equal(sprof_add_site(sp, 2, "read", NULL, 0, 5, 1000000, 9000000), 0);
+	/* write's part at its site is a sample's (+-0.5 ms, 95%); read has no site: exact */
+	assert_int_equal(sprof_add_site(sp, 2, "write", site, 2, 10, 2000000, 3000000,
+					 (0.5e6 / 1.959964) * (0.5e6 / 1.959964)), 0);
+	assert_int_equal(sprof_add_site(sp, 2, "read", NULL, 0, 5, 1000000, 9000000, 0), 0);
 	sp->nruns = 1;
 }
 
@@ -311,6 +313,7 @@ static void test_flame_kernel_frames(void **state)
 	assert_true(fabs(w->value - 2.0) < 1e-9);
 	assert_true(fabs(w->cpu_ns - 2e6) < 1);
 	assert_true(fabs(w->calls - 10) < 1e-9);
+	assert_true(fabs(1.959964 * sqrt(w->cpu_var) - 0.5e6) < 1);
 	/* own values: a has none (b, c and write are all of it), b is a leaf */
 	assert_true(fabs(flame_self(&t, (size_t)(a - t.v))) < 1e-9);
 	assert_true(fabs(flame_self(&t, (size_t)(child(&t, a - t.v, "b") - t.v)) - 5.0) < 1e-9);
@@ -365,7 +368,8 @@ static void test_svg(void **state)
 	assert_int_equal(count(text, "<g class=\"f\""), count(text, "</g>") - 1);
 	assert_non_null(strstr(text, "t &lt;&amp;&gt;"));
 	assert_non_null(strstr(text, "data-n=\"[sys] write\""));
-	assert_non_null(strstr(text, "kernel: 2.000 ms on-CPU in 10 calls"));
+	assert_non_null(strstr(text, "kernel: 2.000 ms +-0.500 on-CPU in 10 calls"));
+	assert_non_null(strstr(text, "kernel: 1.000 ms on-CPU in 5 calls, exact"));
 	/* every user frame's hover text has its self and total share with an interval */
 	assert_int_equal(count(text, ", self "), count(text, ", total "));
 	assert_true(count(text, ", self ") > 0);
@@ -410,6 +414,25 @@ static void test_svg(void **state)
 	}
 	free(text);
 	flame_free(&t);
+	/*
+	 * 100 ns of close() under a root frame of its own: 1e-4 of a sample-equivalent, under
+	 * 0.1 px of the graph.  Deeper it would be left out; a child of the root is drawn, so
+	 * that a search's "Matched" adds up to the whole graph.  Its own child is left out.
+	 */
+	{
+		struct mb_sym tiny[] = { fn("tiny_root", 0x700) };
+
+		assert_int_equal(sprof_add_site(&sp, 2, "close", tiny, 1, 1, 100, 100, 0), 0);
+		assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+		f = tmpfile();
+		assert_int_equal(svg_write(f, &t, &o), 0);
+		text = read_all(f, &len);
+		fclose(f);
+		assert_non_null(strstr(text, "data-d=\"1\" data-n=\"tiny_root\""));
+		assert_null(strstr(text, "data-n=\"[sys] close\""));
+		free(text);
+		flame_free(&t);
+	}
 	sprof_free(&sp);
 }
 
