@@ -46,7 +46,7 @@ volatile __u64 phase_epoch;
  */
 volatile __u32 calibrating;
 
-/* Set between open and load: walk the user call site of every Nth syscall (0: never). */
+/* Set between open and load: walk the user call site of 1 syscall in N, at random (0: never). */
 const volatile __u32 ledger_site_every = MUXBPF_DEFAULT_SITE_EVERY;
 
 struct {

@@ -21,7 +21,7 @@ struct profiler_opts {
 	int unwind;            /* enum muxbpf_unwind_mode (0: frame pointers) */
 	const char *exe;       /* what the target will exec: its CFI tables are built up front */
 	bool no_ledger;        /* leave out the syscall/scheduler ledger (--no-syscalls) */
-	int site_every;        /* walk the call site of every Nth syscall; 0: default, <0: never */
+	int site_every;        /* walk the call site of 1 syscall in N; 0: default, <0: never */
 	bool running;          /* the target runs already: one sampler event per thread */
 	bool no_stats;         /* no BPF run-time statistics, not even calibration (--no-bpf-stats) */
 	bool bpf_stats;        /* statistics on all through the run, not just calibration (--bpf-stats) */
