@@ -270,7 +270,6 @@ _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
  * (outside its time); the syscall table stays exact, the call-site table is a random sample.
  */
 #define MUXBPF_DEFAULT_SITE_EVERY 32
-#define MUXBPF_SITE_UNSAMPLED (-0x10000) /* stack_id of a call whose stack was not taken */
 
 struct muxbpf_site_key {
 	__u32 phase;

@@ -62,6 +62,11 @@ void inflight__free(struct mb_inflight *f)
 	f->n = 0;
 }
 
+double ledger_site_cpu_sq(const struct ledger_site_row *s)
+{
+	return 256.0 * (double)s->cpu_sq;
+}
+
 void phase_ledger__free(struct phase_ledger *l)
 {
 	free(l->sys);

@@ -105,6 +105,8 @@ int ledger_build(const struct mb_ledger_data *d, unsigned int phase, uint32_t pi
 		 const struct mb_boundary *from, const struct mb_boundary *to,
 		 struct phase_ledger *out);
 void phase_ledger__free(struct phase_ledger *l);
+/* A site row's sum of squared CPU in ns^2 (the map keeps (cpu_ns >> 4)^2: 16 ns units). */
+double ledger_site_cpu_sq(const struct ledger_site_row *s);
 /* Syscall name from the table generated from the kernel headers ("syscall_N" beyond it). */
 const char *syscall_name(uint32_t nr);
 const char *waker_name(uint32_t kind);

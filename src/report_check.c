@@ -78,9 +78,9 @@ void report_site_ci(const struct report *r, const struct report_phase *p, size_t
 	/* the rows' own sums: with --runs, site_cpu_ns is a median over the runs, the rows means */
 	for (size_t j = 0; j < l->nsites; j++) {
 		x += (double)l->sites[j].cpu_ns;
-		q += 256.0 * (double)l->sites[j].cpu_sq; /* (16 ns)^2 units */
+		q += ledger_site_cpu_sq(&l->sites[j]);
 	}
-	stats_share_sampled((double)y->cpu_ns, 256.0 * (double)y->cpu_sq, y->count, x, q,
+	stats_share_sampled((double)y->cpu_ns, ledger_site_cpu_sq(y), y->count, x, q,
 			    r->site_every ? 1.0 / r->site_every : 0, out);
 }
 

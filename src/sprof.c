@@ -368,7 +368,7 @@ static int add_sites(struct sprof *sp, unsigned int id, const struct phase_ledge
 		for (size_t i = 0; i < l->nsites; i++)
 			if (l->sites[i].nr == y->nr) {
 				site_cpu += (double)l->sites[i].cpu_ns;
-				site_sq += 256.0 * (double)l->sites[i].cpu_sq; /* (16 ns)^2 units */
+				site_sq += ledger_site_cpu_sq(&l->sites[i]);
 			}
 		if (!site_cpu) {
 			err = sprof_add_site(sp, id, syscall_name(y->nr), NULL, 0, y->count,
@@ -384,7 +384,7 @@ static int add_sites(struct sprof *sp, unsigned int id, const struct phase_ledge
 			if (t->nr != y->nr || !t->cpu_ns)
 				continue;
 			share = (double)t->cpu_ns / site_cpu;
-			var = stats_share_sampled_var((double)t->cpu_ns, 256.0 * (double)t->cpu_sq,
+			var = stats_share_sampled_var((double)t->cpu_ns, ledger_site_cpu_sq(t),
 						      site_cpu, site_sq, p);
 			err = sprof_add_site(sp, id, syscall_name(y->nr), sites[i].frames, sites[i].n,
 					     (uint64_t)(y->count * share + 0.5),

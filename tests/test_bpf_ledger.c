@@ -292,7 +292,7 @@ static void test_site_sample(void **state)
 				continue;
 			walked[k] += l->sites[i].count;
 			xs[k] += (double)l->sites[i].cpu_ns;
-			qs[k] += 256.0 * (double)l->sites[i].cpu_sq;
+			qs[k] += ledger_site_cpu_sq(&l->sites[i]);
 		}
 		x += xs[k];
 		q += qs[k];
