@@ -214,8 +214,8 @@ static void test_oncpu_and_closure(void **state)
  * booked 507.5 ns per write (handlers included) and 326.8 per getppid: 340 ns of write's cost
  * lay outside the tracepoints there, against ~0 on another.  Below, the ledger must book more
  * per write than per getppid: write's body does more (a file lookup, the permission hooks,
- * the driver), and the ledger's own handlers weigh the same on both (its stack walks fall on
- * calls at random: test_site_sample).
+ * the driver), and the ledger's own handlers weigh the same on both (its stack walks come
+ * after the calls' time, at random calls: test_site_sample).
  */
 static void test_write_loop(void **state)
 {
