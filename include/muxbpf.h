@@ -265,11 +265,17 @@ _Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
 /* Kernel time by user call site: the user stack at syscall entry. */
 /*
  * Walking the user stack costs microseconds, more than the syscall itself for cheap calls, so
- * the call site is taken for 1 syscall of a thread in N (--site-every, default 32), at gaps
- * drawn uniformly from 1..2N-1 so that no loop's calls lock step with them, at the call's exit
+ * the call site is taken for 1 syscall in N (--site-every, default 32), each call drawn on its
+ * own (a Bernoulli sample: no loop's calls lock step with it, and a call's chance does not
+ * depend on whether the call before it was walked), at the call's exit
  * (outside its time); the syscall table stays exact, the call-site table is a random sample.
  */
 #define MUXBPF_DEFAULT_SITE_EVERY 32
+/*
+ * The ledger walks a call's site when a 32-bit random draw is at most this: floor(2^32 / N) - 1,
+ * so the chance is floor(2^32 / N) / 2^32, 1 in N within 2^-32 (N = 1: every call).  N > 0.
+ */
+#define MUXBPF_SITE_THRESHOLD(n) ((__u32)(0x100000000ULL / (__u64)(n) - 1))
 
 struct muxbpf_site_key {
 	__u32 phase;
@@ -375,7 +381,7 @@ struct muxbpf_thread_state {
 	__u64 out_rt;      /* se.sum_exec_runtime at the last switch-out (fresh there) */
 	__u64 in_ns;       /* the last switch-in */
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
-	__u32 site_tick;   /* syscalls until the next stack walk (0: none drawn yet) */
+	__u32 site_rng;    /* the call-site draws' counter (bpf/ledger.bpf.c, site_drawn()) */
 	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
 	__u32 cache_phase; /* the phase of the calls in cache[] */
