@@ -453,9 +453,10 @@ static __always_inline bool site_drawn(struct muxbpf_thread_state *s)
 	__u32 z;
 
 	/*
-	 * Seeded at the thread's first draw, not in fresh_state(): a seed stored there did not
-	 * reach the test target's threads (their counters started at 0 in every run, so each run
-	 * walked the very same calls), for a reason not found yet.
+	 * Seeded at the thread's first draw, not in fresh_state(): the loader also creates states,
+	 * for threads already blocked in a syscall when it attaches (seed_ledger() in
+	 * src/profiler.c), and a seed in fresh_state() missed those (the test targets, waiting in
+	 * read(): their counters started at 0 and every run walked the very same calls).
 	 */
 	if (!s->site_rng)
 		s->site_rng = bpf_get_prandom_u32() | 1;
