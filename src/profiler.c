@@ -515,11 +515,11 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 	p->skel->rodata->targ_tgid = opts->pid;
 	if (opts->no_ledger)
 		disable_ledger(p->skel);
-	if (opts->site_every) {
-		p->skel->rodata->ledger_site_every = opts->site_every > 0 ? opts->site_every : 0;
-		if (opts->site_every > 0)
-			p->skel->rodata->ledger_site_threshold =
-				MUXBPF_SITE_THRESHOLD(opts->site_every);
+	if (opts->site_every < 0) {
+		p->skel->rodata->ledger_site_every = 0;
+	} else if (opts->site_every > 0) {
+		p->skel->rodata->ledger_site_every = opts->site_every;
+		p->skel->rodata->ledger_site_threshold = MUXBPF_SITE_THRESHOLD(opts->site_every);
 	}
 	err = setup_unwind(p, opts);
 	if (err)
