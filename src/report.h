@@ -135,8 +135,9 @@ enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
 				   struct report_sys_ci *out);
 
 /*
- * Row i of a phase's call sites: its share of the walked calls' CPU, with the interval of a
- * random sample of 1 call in site_every (stats_share_sampled()); invalid without walks.
+ * Row i of a phase's call sites: its share of the phase's syscall CPU, its syscall's exact
+ * share split among the syscall's sites by their walked calls, with the interval of that random
+ * sample of 1 call in site_every (stats_share_sampled()); invalid without walks.
  */
 void report_site_ci(const struct report *r, const struct report_phase *p, size_t i,
 		    struct stats_ci *out);

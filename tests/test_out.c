@@ -853,6 +853,58 @@ static void test_runs_merge(void **state)
  * 100 calls each: share 6/33 with the runs' t interval, us/call the wall's 2, 3 and 4 ms over the
  * calls; read only in runs 1 and 3 (0 in run 2).  The text report says the runs give it.
  */
+/*
+ * A call site's share: its syscall's exact share of the syscall time, split among the
+ * syscall's sites by their walked calls, the interval that split's scaled by the exact share.
+ * A syscall with one walked site keeps its exact share, whatever its walked calls cost against
+ * another syscall's (here getppid's walked calls cost 4 times less per call than all of them).
+ */
+static void test_site_share_stratified(void **state)
+{
+	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
+	/* write (nr 1) 3 ms exact, getppid (nr 110) 1 ms exact */
+	struct ledger_sys_row sys[2] = {
+		{ .nr = 1, .count = 800, .cpu_ns = 3000000, .wall_ns = 3000000 },
+		{ .nr = 110, .count = 800, .cpu_ns = 1000000, .wall_ns = 1000000 },
+	};
+	/* write's walked calls: 60 at one site, 40 at another; getppid's 100 at one site, cheap */
+	struct ledger_site_row sites[3] = {
+		{ .nr = 1, .stack_id = 1, .count = 60, .cpu_ns = 240000,
+		  .cpu_sq = 60 * (4000 >> 4) * (4000 >> 4) },
+		{ .nr = 1, .stack_id = 2, .count = 40, .cpu_ns = 160000,
+		  .cpu_sq = 40 * (4000 >> 4) * (4000 >> 4) },
+		{ .nr = 110, .stack_id = 3, .count = 100, .cpu_ns = 31250,
+		  .cpu_sq = 100 * (312 >> 4) * (312 >> 4) },
+	};
+	struct stats_ci ci, split;
+	double x = 400000, q = 100.0 * 4000 * 4000;
+	struct report r;
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.phases[0].ledger.sys = sys;
+	r.phases[0].ledger.nsys = 2;
+	r.phases[0].ledger.sites = sites;
+	r.phases[0].ledger.nsites = 3;
+	/* the first write site: 60% of write's walked CPU, write 75% of the syscalls' time */
+	report_site_ci(&r, &r.phases[0], 0, &ci);
+	stats_share_sampled(240000, 60.0 * 4000 * 4000, 60, x, q, 1.0 / 8, &split);
+	assert_true(ci.valid && split.valid);
+	assert_true(fabs(ci.value - 0.75 * 0.6) < 1e-12);
+	assert_true(fabs(ci.lo - 0.75 * split.lo) < 1e-12);
+	assert_true(fabs(ci.hi - 0.75 * split.hi) < 1e-12);
+	assert_true(ci.lo < ci.value && ci.hi > ci.value);
+	/* getppid: its one site has its exact 25% (its walked calls are 7% of all walked CPU) */
+	report_site_ci(&r, &r.phases[0], 2, &ci);
+	assert_true(ci.valid);
+	assert_true(fabs(ci.value - 0.25) < 1e-12);
+	assert_true(fabs(ci.hi - ci.lo) < 1e-12);
+	/* the sites of a syscall add up to its exact share */
+	report_site_ci(&r, &r.phases[0], 1, &split);
+	report_site_ci(&r, &r.phases[0], 0, &ci);
+	assert_true(fabs(ci.value + split.value - 0.75) < 1e-12);
+}
+
 static void test_runs_merge_syscalls(void **state)
 {
 	struct fold_row rows[3][2] = { { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } },
@@ -1012,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_lockstep_warning),
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_runs_merge_syscalls),
+		cmocka_unit_test(test_site_share_stratified),
 		cmocka_unit_test(test_diff_verdicts),
 	};
 
