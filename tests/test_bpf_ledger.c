@@ -264,65 +264,60 @@ static void test_write_loop(void **state)
  * read: 100000 times) each syscall's calls with a site are its exact count / N, within 6
  * binomial standard deviations.  Every 32nd call, counted, locked step with that loop of 6:
  * the walks fell on 3 of its calls, and write or getppid got none.
- * And their CPU is a fair sample of the calls' CPU: each syscall's share of the three's CPU
- * from the walked calls (stats_share_sampled()) is the exact table's share within twice its
- * 95% interval.  (The walk is made at the call's exit, after its time; walked at the entry,
- * its ~1 µs was in the walked call's time, and sites of cheap calls gained share.  These
- * three calls cost too much alike for that to show here.)
+ * And the walks stay out of the calls' time: a syscall's walked calls cost no more than all
+ * its calls (the exact table), within twice the 95% interval of their mean.  A walk inside
+ * the call's window (as when it was made at the entry) would add its whole time, ~0.4 µs, to
+ * calls of 0.2 to 0.4 µs.  The other side is printed, not judged: a few costly calls (a tick
+ * inside the call) raise the exact mean, and a sample that missed them reads low with an
+ * interval too narrow to show it (beside a CPU hog: getppid's walked calls 133 ns, all 147 ns,
+ * the mean's interval +-4 ns); a sample that caught one reads high with an interval as wide
+ * as that call.  The report splits each syscall's exact time among its sites for this reason
+ * (report_site_ci()).
  */
 static void test_site_sample(void **state)
 {
 	static const char *const names[] = { "write", "getppid", "clock_gettime" };
 	const struct phase_ledger *l = &R.led[PH_WRITE];
 	const double p = 1.0 / MUXBPF_DEFAULT_SITE_EVERY;
-	const struct ledger_sys_row *y[3];
-	double xs[3] = { 0 }, qs[3] = { 0 }, x = 0, q = 0, exact = 0;
-	uint64_t walked[3] = { 0 };
+	uint64_t walks = 0;
 
 	(void)state;
 	skip_unless_bpf();
 	for (size_t k = 0; k < 3; k++) {
-		double want, sd;
+		const struct ledger_sys_row *y = find_sys(l, names[k]);
+		double want, sd, xs = 0, qs = 0, mean, half, exact;
+		uint64_t walked = 0;
 
-		y[k] = find_sys(l, names[k]);
-		assert_non_null(y[k]);
-		exact += (double)y[k]->cpu_ns;
+		assert_non_null(y);
 		for (size_t i = 0; i < l->nsites; i++) {
-			if (l->sites[i].nr != y[k]->nr)
+			if (l->sites[i].nr != y->nr)
 				continue;
-			walked[k] += l->sites[i].count;
-			xs[k] += (double)l->sites[i].cpu_ns;
-			qs[k] += ledger_site_cpu_sq(&l->sites[i]);
+			walked += l->sites[i].count;
+			xs += (double)l->sites[i].cpu_ns;
+			qs += ledger_site_cpu_sq(&l->sites[i]);
 		}
-		x += xs[k];
-		q += qs[k];
-		want = (double)y[k]->count * p;
+		walks += walked;
+		want = (double)y->count * p;
 		sd = sqrt(want * (1 - p));
 		print_message("sites: %s %" PRIu64 " calls, %" PRIu64 " with a call site "
-			      "(%.0f +- %.0f expected)\n", names[k], y[k]->count, walked[k], want,
-			      6 * sd);
-		if (fabs((double)walked[k] - want) > 6 * sd)
+			      "(%.0f +- %.0f expected)\n", names[k], y->count, walked, want, 6 * sd);
+		if (fabs((double)walked - want) > 6 * sd)
 			fail_msg("%s: %" PRIu64 " of %" PRIu64 " calls have a call site, %.0f +- %.0f "
-				 "expected (1 in %d)", names[k], walked[k], y[k]->count, want, 6 * sd,
+				 "expected (1 in %d)", names[k], walked, y->count, want, 6 * sd,
 				 MUXBPF_DEFAULT_SITE_EVERY);
+		assert_true(walked > 1);
+		mean = xs / walked;
+		half = 1.96 * sqrt(fmax(qs / walked - mean * mean, 0) / walked);
+		exact = (double)y->cpu_ns / y->count;
+		print_message("sites: %s %.1f +- %.1f ns a walked call, %.1f ns a call\n", names[k],
+			      mean, half, exact);
+		if (mean - exact > 2 * half)
+			fail_msg("%s: walked calls %.1f +- %.1f ns, all calls %.1f ns: the walked "
+				 "calls cost more than twice the interval above the others", names[k],
+				 mean, half, exact);
 	}
 	print_message("sites: the walks took %.0f ns each, after their calls\n",
-		      (double)l->site_walk_ns / (walked[0] + walked[1] + walked[2]));
-	for (size_t k = 0; k < 3; k++) {
-		double truth = y[k]->cpu_ns / exact;
-		struct stats_ci ci;
-
-		stats_share_sampled(xs[k], qs[k], walked[k], x, q, p, &ci);
-		assert_true(ci.valid);
-		print_message("sites: %s %.2f%% [%.2f, %.2f] of the three's CPU from its walked "
-			      "calls, %.2f%% exact; %.0f ns a walked call, %.0f ns a call\n",
-			      names[k], 100 * ci.value, 100 * ci.lo, 100 * ci.hi, 100 * truth,
-			      xs[k] / walked[k], (double)y[k]->cpu_ns / y[k]->count);
-		if (fabs(ci.value - truth) > 2 * stats_ci_half(&ci))
-			fail_msg("%s: %.2f%% of the CPU from the walked calls, %.2f%% exact: more than "
-				 "twice the interval (+-%.2f)", names[k], 100 * ci.value, 100 * truth,
-				 100 * stats_ci_half(&ci));
-	}
+		      (double)l->site_walk_ns / walks);
 }
 
 /* The sleeper: wakeups within 5% of its own count; on-CPU per wakeup close to its work. */
@@ -373,12 +368,15 @@ static void test_sleeper(void **state)
 		fail_msg("%.1f us on-CPU per wakeup, the target's own work is %.1f us", per_wakeup,
 			 own);
 	/*
-	 * Beyond the target's clock the phase is the kernel side of the command's read (its
-	 * return after the wakeup) and of the reply's write, and the halves of the two clock
-	 * reads at the clock's edges (syscalls that sample the clock midway; the ledger's
-	 * clock_gettime row holds them with the loop's own): a few µs here, a millisecond or
-	 * more in a TCG guest.  The clock covers the rest, since a guest's vCPU can stall for
-	 * milliseconds anywhere, in the user code around the loop too (1.6 ms once on 6.1).
+	 * The target's clock over the command is a lower bound: the ledger must hold all of it.
+	 * Beyond it the phase holds the kernel side of the command's read (its return after the
+	 * wakeup) and of the reply's write, the halves of the two clock reads at the clock's
+	 * edges (syscalls that sample the clock midway; the ledger's clock_gettime row holds them
+	 * with the loop's own), and what no clock of the target can see: its user code after the
+	 * reply and the entry to its next read, before the phase ends.  That is a few µs here;
+	 * in a TCG guest beside a CPU hog the vCPU stalls there too (8.3 ms of 37.9 once on
+	 * 6.12, 1.6 ms on 6.1), so the upper bound is the kernel's schedstat above, and what
+	 * lies outside the target's clock, read, write and clock reads is printed, not judged.
 	 */
 	rd = find_sys(l, "read");
 	wr = find_sys(l, "write");
@@ -386,12 +384,12 @@ static void test_sleeper(void **state)
 	extra = (rd ? rd->cpu_ns : 0) + (wr ? wr->cpu_ns : 0);
 	clocks = ck ? ck->cpu_ns : 0;
 	print_message("sleeper: the target's CPU clock over the command %.3f ms, ledger %.3f ms, "
-		      "of which read and write %.3f ms; clock reads %.3f ms\n", cmd / 1e6,
-		      l->oncpu_ns / 1e6, extra / 1e6, clocks / 1e6);
-	if (l->oncpu_ns < cmd || l->oncpu_ns > (cmd + extra + clocks) * 1.05)
-		fail_msg("ledger on-CPU %.3f ms, the target's CPU clock over the command %.3f ms, "
-			 "read and write %.3f ms, clock reads %.3f ms", l->oncpu_ns / 1e6,
-			 cmd / 1e6, extra / 1e6, clocks / 1e6);
+		      "of which read and write %.3f ms; clock reads %.3f ms; outside them %+.3f ms\n",
+		      cmd / 1e6, l->oncpu_ns / 1e6, extra / 1e6, clocks / 1e6,
+		      ((double)l->oncpu_ns - (double)(cmd + extra + clocks)) / 1e6);
+	if (l->oncpu_ns < cmd)
+		fail_msg("ledger on-CPU %.3f ms, less than the target's CPU clock over the command "
+			 "%.3f ms", l->oncpu_ns / 1e6, cmd / 1e6);
 	/* Woken by its timer: the 10 ms sleeps dominate the wakeups. */
 	assert_int_equal(l->wakes[0].kind, MUXBPF_WAKER_TIMER);
 	/* It slept ~500 ms inside clock_nanosleep. */
