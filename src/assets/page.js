@@ -289,13 +289,15 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     kids.push(el('h4', { text: 'Kernel time by user call site' }, []));
     kids.push(l.sites.length ? scroll(table([
       { label: '% of syscall CPU', num: true, get: function (x) { return x.cpu_pct; }, fmt: function (v) { return num(v, 1); },
-        bar: function (x) { return x.cpu_pct; }, title: '% of the walked calls\u2019 on-CPU' },
+        bar: function (x) { return x.cpu_pct; },
+        title: 'the syscall\u2019s exact share of the syscalls\u2019 on-CPU, split among its call sites by their walked calls' },
       { label: '95%', get: function (x) { return range(x.cpu_ci_pct); },
         cls: function (x) { return 'nw ci' + (x.cpu_ci_wide ? ' wide' : ''); },
-        title: 'the walked calls are a random sample, 1 call in ' + r.site_every + ': the interval of that sample' },
+        title: 'the walked calls are a random sample, 1 call in ' + r.site_every + ': the interval of the split' },
       { label: 'calls', num: true, get: function (x) { return x.count; }, title: 'sampled calls (1 in ' + r.site_every + ', at random)' },
       { label: 'call site', get: function (x) { return x.call_site || x.syscall; } }
-    ], l.sites, { cls: 'sites' })) : el('p', { cls: 'small', text: 'no sampled call sites' }));
+    ], l.sites.slice().sort(function (a, b) { return b.cpu_pct - a.cpu_pct; }), { cls: 'sites' })) :
+      el('p', { cls: 'small', text: 'no sampled call sites' }));
     return card('Where the time went', 'the ledger: exact, from the kernel', kids);
   }
 
