@@ -857,15 +857,16 @@ static void test_runs_merge(void **state)
  * A call site's share: its syscall's exact share of the syscall time, split among the
  * syscall's sites by their walked calls, the interval that split's scaled by the exact share.
  * A syscall with one walked site keeps its exact share, whatever its walked calls cost against
- * another syscall's (here getppid's walked calls cost 4 times less per call than all of them).
+ * another syscall's (here getppid's walked calls cost 13 times less than write's, and the
+ * two syscalls the same exact time).  The text report lists the sites by that share.
  */
 static void test_site_share_stratified(void **state)
 {
 	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
-	/* write (nr 1) 3 ms exact, getppid (nr 110) 1 ms exact */
+	/* write (nr 1) and getppid (nr 110): 2 ms each, exact */
 	struct ledger_sys_row sys[2] = {
-		{ .nr = 1, .count = 800, .cpu_ns = 3000000, .wall_ns = 3000000 },
-		{ .nr = 110, .count = 800, .cpu_ns = 1000000, .wall_ns = 1000000 },
+		{ .nr = 1, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
+		{ .nr = 110, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
 	};
 	/* write's walked calls: 60 at one site, 40 at another; getppid's 100 at one site, cheap */
 	struct ledger_site_row sites[3] = {
@@ -878,7 +879,11 @@ static void test_site_share_stratified(void **state)
 	};
 	struct stats_ci ci, split;
 	double x = 400000, q = 100.0 * 4000 * 4000;
+	const char *a, *b, *c;
 	struct report r;
+	FILE *f = tmpfile();
+	char *text;
+	size_t len;
 
 	(void)state;
 	fixture_report(&r, rows);
@@ -886,23 +891,38 @@ static void test_site_share_stratified(void **state)
 	r.phases[0].ledger.nsys = 2;
 	r.phases[0].ledger.sites = sites;
 	r.phases[0].ledger.nsites = 3;
-	/* the first write site: 60% of write's walked CPU, write 75% of the syscalls' time */
+	r.phases[0].ledger.site_cpu_ns = 431250;
+	/* the first write site: 60% of write's walked CPU, write 50% of the syscalls' time */
 	report_site_ci(&r, &r.phases[0], 0, &ci);
 	stats_share_sampled(240000, 60.0 * 4000 * 4000, 60, x, q, 1.0 / 8, &split);
 	assert_true(ci.valid && split.valid);
-	assert_true(fabs(ci.value - 0.75 * 0.6) < 1e-12);
-	assert_true(fabs(ci.lo - 0.75 * split.lo) < 1e-12);
-	assert_true(fabs(ci.hi - 0.75 * split.hi) < 1e-12);
+	assert_true(fabs(ci.value - 0.5 * 0.6) < 1e-12);
+	assert_true(fabs(ci.lo - 0.5 * split.lo) < 1e-12);
+	assert_true(fabs(ci.hi - 0.5 * split.hi) < 1e-12);
 	assert_true(ci.lo < ci.value && ci.hi > ci.value);
-	/* getppid: its one site has its exact 25% (its walked calls are 7% of all walked CPU) */
+	/* getppid: its one site has its exact 50% (its walked calls are 7% of all walked CPU) */
 	report_site_ci(&r, &r.phases[0], 2, &ci);
 	assert_true(ci.valid);
-	assert_true(fabs(ci.value - 0.25) < 1e-12);
+	assert_true(fabs(ci.value - 0.5) < 1e-12);
 	assert_true(fabs(ci.hi - ci.lo) < 1e-12);
 	/* the sites of a syscall add up to its exact share */
 	report_site_ci(&r, &r.phases[0], 1, &split);
 	report_site_ci(&r, &r.phases[0], 0, &ci);
-	assert_true(fabs(ci.value + split.value - 0.75) < 1e-12);
+	assert_true(fabs(ci.value + split.value - 0.5) < 1e-12);
+	/* the text lists getppid's site first, then write's two */
+	assert_non_null(f);
+	report_print(f, &r);
+	text = read_all(f, &len);
+	a = strstr(text, "  50.0%");
+	b = strstr(text, "  30.0%");
+	c = strstr(text, "  20.0%");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_true(a < b && b < c);
+	assert_non_null(strstr(a, "getppid <- "));
+	free(text);
+	fclose(f);
 }
 
 static void test_runs_merge_syscalls(void **state)
