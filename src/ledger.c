@@ -67,6 +67,16 @@ double ledger_site_cpu_sq(const struct ledger_site_row *s)
 	return 256.0 * (double)s->cpu_sq;
 }
 
+void ledger_site_sums(const struct phase_ledger *l, uint32_t nr, double *cpu, double *cpu_sq)
+{
+	*cpu = *cpu_sq = 0;
+	for (size_t i = 0; i < l->nsites; i++)
+		if (l->sites[i].nr == nr) {
+			*cpu += (double)l->sites[i].cpu_ns;
+			*cpu_sq += ledger_site_cpu_sq(&l->sites[i]);
+		}
+}
+
 void phase_ledger__free(struct phase_ledger *l)
 {
 	free(l->sys);

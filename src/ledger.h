@@ -107,6 +107,8 @@ int ledger_build(const struct mb_ledger_data *d, unsigned int phase, uint32_t pi
 void phase_ledger__free(struct phase_ledger *l);
 /* A site row's sum of squared CPU in ns^2 (the map keeps (cpu_ns >> 4)^2: 16 ns units). */
 double ledger_site_cpu_sq(const struct ledger_site_row *s);
+/* Syscall nr's walked calls over all its sites: their CPU in ns and squared CPU in ns^2. */
+void ledger_site_sums(const struct phase_ledger *l, uint32_t nr, double *cpu, double *cpu_sq);
 /* Syscall name from the table generated from the kernel headers ("syscall_N" beyond it). */
 const char *syscall_name(uint32_t nr);
 const char *waker_name(uint32_t kind);

@@ -83,15 +83,10 @@ void report_site_ci(const struct report *r, const struct report_phase *p, size_t
 {
 	const struct phase_ledger *l = &p->ledger;
 	const struct ledger_site_row *y = &l->sites[i];
-	double x = 0, q = 0, sys = 0, all = 0, f;
+	double x, q, sys = 0, all = 0, f;
 
 	/* the rows' own sums: with --runs, site_cpu_ns is a median over the runs, the rows means */
-	for (size_t j = 0; j < l->nsites; j++) {
-		if (l->sites[j].nr != y->nr)
-			continue;
-		x += (double)l->sites[j].cpu_ns;
-		q += ledger_site_cpu_sq(&l->sites[j]);
-	}
+	ledger_site_sums(l, y->nr, &x, &q);
 	for (size_t j = 0; j < l->nsys; j++) {
 		all += (double)l->sys[j].cpu_ns;
 		if (l->sys[j].nr == y->nr)

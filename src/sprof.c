@@ -362,14 +362,10 @@ static int add_sites(struct sprof *sp, unsigned int id, const struct phase_ledge
 
 	for (size_t k = 0; k < l->nsys; k++) {
 		const struct ledger_sys_row *y = &l->sys[k];
-		double site_cpu = 0, site_sq = 0;
+		double site_cpu, site_sq;
 		int err;
 
-		for (size_t i = 0; i < l->nsites; i++)
-			if (l->sites[i].nr == y->nr) {
-				site_cpu += (double)l->sites[i].cpu_ns;
-				site_sq += ledger_site_cpu_sq(&l->sites[i]);
-			}
+		ledger_site_sums(l, y->nr, &site_cpu, &site_sq);
 		if (!site_cpu) {
 			err = sprof_add_site(sp, id, syscall_name(y->nr), NULL, 0, y->count,
 					     y->cpu_ns, y->wall_ns, 0);
