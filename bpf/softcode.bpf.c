@@ -163,10 +163,21 @@ __hidden int mb_softcode_sample(__u32 ph, __s32 stack_id, __u64 ip, __u64 sp)
 	key.phase = ph;
 	key.stack_id = stack_id;
 	key.ip = stack_id < 0 ? ip : 0;
-	key.cmd = current_cmd();
+	/*
+	 * Exact mode: the command the probes opened, so that the samples and the task clock see
+	 * the same windows.  mudstate.curr_cmd lags them: process_command sets it after its
+	 * preamble, and netmux leaves it set after a queued command returns.
+	 */
+	if (sc_config.exact) {
+		key.cmd = sc_seg.ended ? 0 : sc_seg.cmd;
+		if (!key.cmd)
+			sc_stats.between++;
+	} else {
+		key.cmd = current_cmd();
+		if (!key.cmd)
+			sc_stats.no_cmd++;
+	}
 	key.path = current_path(sp);
-	if (!key.cmd)
-		sc_stats.no_cmd++;
 	sc_stats.samples++;
 	cnt = bpf_map_lookup_elem(&sc_samples, &key);
 	if (cnt) {
@@ -258,7 +269,7 @@ int mb_sc_ufun_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A segment's time and its probe hits: those inside, and one for its two ends. */
+/* A segment's time and the u() probe hits inside it; its two ends are counted as a segment. */
 static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
 {
 	struct muxbpf_sc_time_key tk = { .phase = ph, .cmd = cmd };
@@ -271,7 +282,8 @@ static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
 	}
 	if (tv) {
 		tv->cpu_ns += ns;
-		tv->hits += sc_seg.hits + 1;
+		tv->hits += sc_seg.hits;
+		tv->segs++;
 	} else {
 		sc_stats.lost++;
 	}
@@ -281,13 +293,13 @@ static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
  * Exact mode, at process_command's entry (executor in edi, enactor in edx, the command text in
  * r9): the time since the last command returned is between commands (cmd 0); a command that
  * did not return (a nested one starts, a missed exit) is charged up to here.  A new command
- * opens.
+ * opens at a second read of the clock, after this program's own work (own_ns: in no segment).
  */
 SEC("uprobe")
 int mb_sc_cmd_start(struct pt_regs *ctx)
 {
 	struct muxbpf_sc_cmd_key key = {};
-	struct bpf_perf_event_value v = {};
+	struct bpf_perf_event_value v = {}, v2 = {};
 	struct muxbpf_sc_time_key tk = {};
 	struct muxbpf_sc_time_val *tv, zero = {};
 	__u32 ph = phase;
@@ -323,10 +335,16 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 		bpf_map_update_elem(&sc_times, &tk, &zero, BPF_NOEXIST);
 		tv = bpf_map_lookup_elem(&sc_times, &tk);
 	}
-	if (tv)
-		tv->count++;
-	else
+	if (!tv) {
 		sc_stats.lost++;
+		return 0;
+	}
+	tv->count++;
+	/* the command opens after our own work: read again */
+	if (!bpf_perf_event_read_value(&sc_clock, 0, &v2, sizeof(v2)) && v2.counter >= v.counter) {
+		sc_seg.start = v2.counter;
+		tv->own_ns += v2.counter - v.counter;
+	}
 	return 0;
 }
 

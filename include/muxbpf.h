@@ -470,13 +470,23 @@ struct muxbpf_sc_time_val {
 	__u64 count;  /* commands started */
 	__u64 cpu_ns; /* the task clock from each start to the next start */
 	/*
-	 * Our own uprobe hits inside that time, whose traps the task clock counts: the u() probes
-	 * hit inside, plus one for each segment's two ends (its opening hit after the clock read
-	 * and its closing hit before it make about one hit together).  The loader removes them.
+	 * Our own u() probe hits inside that time, whose traps the task clock counts; the loader
+	 * removes them (one hit's cost each, src/probe_cost.c).
 	 */
 	__u64 hits;
+	/*
+	 * The segments charged.  Each lies between two clock reads of our process_command probes,
+	 * so it holds part of two hits: the opening one after its read, the closing one before its
+	 * read.  That part is not half of a hit; the loader measures it (probe_cost_ends()).
+	 */
+	__u64 segs;
+	/*
+	 * The entry program's own work, between its two clock reads: the previous segment ends at
+	 * the first, the command's starts at the second, so it is in no segment.  Exact.
+	 */
+	__u64 own_ns;
 };
-_Static_assert(sizeof(struct muxbpf_sc_time_val) == 24, "muxbpf_sc_time_val layout");
+_Static_assert(sizeof(struct muxbpf_sc_time_val) == 40, "muxbpf_sc_time_val layout");
 
 /* Where the loader found netmux's state (written into .bss before the first phase). */
 struct muxbpf_sc_config {
@@ -485,20 +495,27 @@ struct muxbpf_sc_config {
 	__u64 curr_cmd;     /* address of mudstate.curr_cmd (a const UTF8 *) */
 	__u64 curr_executor; /* address of mudstate.curr_executor (a dbref) */
 	__u64 curr_enactor; /* address of mudstate.curr_enactor */
+	/*
+	 * Exact mode (process_command probed): a sample counts under the command the probes
+	 * opened, or between commands, not under mudstate.curr_cmd (bpf/softcode.bpf.c).
+	 */
+	__u32 exact;
+	__u32 pad;
 };
-_Static_assert(sizeof(struct muxbpf_sc_config) == 32, "muxbpf_sc_config layout");
+_Static_assert(sizeof(struct muxbpf_sc_config) == 40, "muxbpf_sc_config layout");
 
 /* Probe and intern accounting (bss counters). */
 struct muxbpf_sc_stats {
-	__u64 samples;    /* netmux samples counted under a command */
-	__u64 no_cmd;     /* of which curr_cmd could not be read */
+	__u64 samples;    /* samples of netmux's command thread */
+	__u64 no_cmd;     /* of which curr_cmd could not be read (not read in exact mode) */
 	__u64 ufun_enter, ufun_exit, cmd_starts;
 	__u64 lost;       /* a map was full (command, frame, path or sample keys) */
 	__u64 deep;       /* u() frames beyond MUXBPF_SC_DEPTH */
 	__u64 clock_err;  /* exact mode: the task clock could not be read */
 	__u64 cmd_ends;   /* exact mode: returns from process_command */
+	__u64 between;    /* exact mode: of which no command was open */
 };
-_Static_assert(sizeof(struct muxbpf_sc_stats) == 72, "muxbpf_sc_stats layout");
+_Static_assert(sizeof(struct muxbpf_sc_stats) == 80, "muxbpf_sc_stats layout");
 
 /*
  * The ledger programs' own run counts (bpf/ledger.bpf.c run_counts, per CPU, key phase), kept

@@ -114,18 +114,27 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 	else
 		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
 	if (d->hit_ns >= 0)
-		fprintf(f, "; a uprobe hit costs %.2f us here (measured at start): ~%.1f ms in all%s\n",
-			d->hit_ns / 1e3,
-			(s->ufun_enter + s->ufun_exit + s->cmd_starts + s->cmd_ends) * d->hit_ns / 1e6,
+		fprintf(f, "; a u() probe hit costs %.2f us here (measured at start): ~%.1f ms in all%s\n",
+			d->hit_ns / 1e3, (s->ufun_enter + s->ufun_exit) * d->hit_ns / 1e6,
 			d->exact ? ", left out of the exact times" : "");
 	else
 		fprintf(f, "; a uprobe hit's cost could not be measured%s\n",
 			d->exact ? ": the exact times include our probes' cost" : "");
+	if (d->exact && d->ends.pair_ns >= 0)
+		fprintf(f, "  exact: a command's two probes cost %.2f us here, %.2f us of it inside its "
+			   "time, %.2f us the entry program's own work in none (measured at start): "
+			   "~%.1f ms in all, left out\n",
+			d->ends.pair_ns / 1e3, d->ends.inside_ns / 1e3, d->ends.own_ns / 1e3,
+			(s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns / 1e6);
+	else if (d->exact)
+		fprintf(f, "  exact: the command probes' cost could not be measured: the exact times "
+			   "include it\n");
 	if (d->exact)
 		fprintf(f, "  exact: %" PRIu64 " command starts, %" PRIu64 " returns, %" PRIu64
-			   " task clock errors\n", (uint64_t)s->cmd_starts, (uint64_t)s->cmd_ends,
-			(uint64_t)s->clock_err);
-	fprintf(f, "  names from %s; %" PRIu64 " samples under commands, %" PRIu64
+			   " task clock errors; samples under the command the probes opened, %" PRIu64
+			   " with none open (between commands)\n", (uint64_t)s->cmd_starts,
+			(uint64_t)s->cmd_ends, (uint64_t)s->clock_err, (uint64_t)s->between);
+	fprintf(f, "  names from %s; %" PRIu64 " samples on the command thread, %" PRIu64
 		   " without a readable command%s\n",
 		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
 		s->lost ? " (MAPS FULL: some keys lost)" : "");
@@ -247,10 +256,20 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_ku64(w, "no_command", d->stats.no_cmd);
 	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);
 	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts + d->stats.cmd_ends);
+	jw_ku64(w, "between_samples", d->stats.between);
 	if (d->valid && d->hit_ns >= 0)
 		jw_knum(w, "uprobe_hit_ns", d->hit_ns);
 	else
 		jw_kstr(w, "uprobe_hit_ns", NULL);
+	if (d->valid && d->exact && d->ends.pair_ns >= 0) {
+		jw_knum(w, "command_probes_ns", d->ends.pair_ns);
+		jw_knum(w, "command_probes_inside_ns", d->ends.inside_ns);
+		jw_knum(w, "command_probes_own_ns", d->ends.own_ns);
+	} else {
+		jw_kstr(w, "command_probes_ns", NULL);
+		jw_kstr(w, "command_probes_inside_ns", NULL);
+		jw_kstr(w, "command_probes_own_ns", NULL);
+	}
 	jw_ku64(w, "lost", d->stats.lost);
 	jw_key(w, "phases");
 	jw_arr(w);
@@ -279,6 +298,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
 				jw_ku64(w, "in_command_ns", rows.v[j].in_ns);
 				jw_ku64(w, "probe_hits", rows.v[j].probe_hits);
+				jw_ku64(w, "segments", rows.v[j].segments);
 				jw_ku64(w, "probe_ns", rows.v[j].probe_ns);
 				jw_obj_end(w);
 			}

@@ -128,3 +128,128 @@ double probe_cost_measure(struct bpf_program *prog)
 	bpf_link__destroy(l);
 	return probe_cost_from(bare, probed, PROBE_COST_ROUNDS);
 }
+
+/* --- the exact mode's pair of probes ------------------------------------------------------ */
+
+#if defined(__x86_64__)
+/*
+ * A stand-in for process_command and its caller, in assembly so that the probed instructions
+ * are the kinds the exact mode probes in netmux: the entry's `push %rbp` (netmux built with
+ * or without frame pointers starts with a push), and the `call` right after the call returns.
+ * The caller leaves the argument registers alone: the entry program reads the executor (edi),
+ * the enactor (edx) and the command text (r9) as in netmux.  The bare twin is never probed.
+ */
+__asm__(".macro muxbpf_pc_fn name\n"
+	".p2align 4\n"
+	".globl \\name\n.hidden \\name\n.type \\name, @function\n"
+	"\\name:\n"
+	".endm\n"
+	/* the entry and its caller; the bare twin is the same code under other names */
+	".macro muxbpf_pc_pair entry, cmd\n"
+	"muxbpf_pc_fn \\entry\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size \\entry, .-\\entry\n"
+	"muxbpf_pc_fn \\cmd\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call \\entry\n"
+	"	call muxbpf_pc_leaf\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size \\cmd, .-\\cmd\n"
+	".endm\n"
+	".text\n"
+	"muxbpf_pc_fn muxbpf_pc_leaf\n"
+	"	ret\n"
+	".size muxbpf_pc_leaf, .-muxbpf_pc_leaf\n"
+	"muxbpf_pc_pair muxbpf_pc_entry, muxbpf_pc_cmd\n"
+	"muxbpf_pc_pair muxbpf_pc_entry_bare, muxbpf_pc_cmd_bare\n");
+
+void muxbpf_pc_leaf(void);
+void muxbpf_pc_entry(void);
+void muxbpf_pc_cmd(long di, long si, long dx, long cx, long r8, const char *r9);
+void muxbpf_pc_cmd_bare(long di, long si, long dx, long cx, long r8, const char *r9);
+
+/* What the entry program reads as the command's text: a short one, as in the test games. */
+static const char pc_text[] = "probe cost";
+
+/* The stand-in and its twin as plain calls, with the registers netmux's caller would set. */
+static void cmd_probed(void)
+{
+	muxbpf_pc_cmd(0, 0, 0, 0, 0, pc_text);
+}
+
+static void cmd_bare(void)
+{
+	muxbpf_pc_cmd_bare(0, 0, 0, 0, 0, pc_text);
+}
+
+static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link **l)
+{
+	char path[4097];
+	long off;
+	int err = probe_cost_file_offset(addr, path, sizeof(path), &off);
+
+	if (err)
+		return err;
+	*l = bpf_program__attach_uprobe(prog, false, 0, path, off);
+	return *l ? 0 : -errno;
+}
+
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+		    const struct probe_ends_ops *ops, struct probe_ends *out)
+{
+	double bare[PROBE_COST_ROUNDS], probed[PROBE_COST_ROUNDS];
+	double inside[PROBE_COST_ROUNDS], own[PROBE_COST_ROUNDS];
+	uintptr_t site = probe_cost_call_site((void (*)(void))muxbpf_pc_cmd, muxbpf_pc_leaf);
+	struct bpf_link *le = NULL, *la = NULL;
+	int err = site ? 0 : -ENOENT;
+
+	if (!err)
+		err = attach_at(entry, (uintptr_t)muxbpf_pc_entry, &le);
+	if (!err)
+		err = attach_at(after, site, &la);
+	for (int r = 0; !err && r < PROBE_COST_ROUNDS; r++) {
+		bare[r] = per_call(cmd_bare, BARE_CALLS);
+		ops->reset(ops->ctx);
+		probed[r] = per_call(cmd_probed, PROBED_CALLS);
+		err = ops->read(ops->ctx, &inside[r], &own[r]);
+	}
+	bpf_link__destroy(la);
+	bpf_link__destroy(le);
+	if (err)
+		return err;
+	qsort(inside, PROBE_COST_ROUNDS, sizeof(double), cmp);
+	qsort(own, PROBE_COST_ROUNDS, sizeof(double), cmp);
+	probe_ends_from(probe_cost_from(bare, probed, PROBE_COST_ROUNDS),
+			inside[PROBE_COST_ROUNDS / 2], own[PROBE_COST_ROUNDS / 2], out);
+	return 0;
+}
+#else
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+		    const struct probe_ends_ops *ops, struct probe_ends *out)
+{
+	(void)entry, (void)after, (void)ops, (void)out;
+	return -EOPNOTSUPP;
+}
+#endif
+
+static double clamp(double x, double hi)
+{
+	return x > 0 ? (x < hi ? x : hi) : 0;
+}
+
+void probe_ends_from(double pair_ns, double inside_ns, double own_ns, struct probe_ends *out)
+{
+	out->pair_ns = pair_ns > 0 ? pair_ns : 0;
+	out->inside_ns = clamp(inside_ns, out->pair_ns);
+	out->own_ns = clamp(own_ns, out->pair_ns - out->inside_ns);
+}
+
+double probe_ends_outside(const struct probe_ends *e)
+{
+	return e->pair_ns - e->inside_ns - e->own_ns;
+}

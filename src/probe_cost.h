@@ -36,4 +36,45 @@ int probe_cost_file_offset(uintptr_t addr, char *path, size_t size, long *off);
  */
 double probe_cost_measure(struct bpf_program *prog);
 
+/*
+ * The exact mode's pair: a probe on process_command's entry and one on the call after it
+ * returns.  A command's time runs from the entry program's second task clock read (after its
+ * own work, which is in no command and which BPF measures exactly) to the return program's
+ * read: it holds the entry trap's tail and the return trap's head, the time between commands
+ * the rest.  That part inside is measured here, on a stand-in with the same instructions (a
+ * push at the entry, a call after the call) running the exact mode's own programs on this
+ * thread: one number for all commands, taken with the trap's code and data cached.  netmux's
+ * traps run colder (other work comes between two): fitted to the samples of 21 runs of
+ * tests/e2e/softcode.sh's game, netmux's part inside was x1.08 [1.02, 1.16] of the one
+ * measured here, so the exact times keep ~0.5 us a command of our probes.  Cooling the caches
+ * before each call here (a walk over 1 MiB) overshot (x0.86 [0.76, 0.94]) and made the
+ * measurement itself vary by 2x beside other work: it is not done.
+ */
+struct probe_ends {
+	double pair_ns;   /* both hits' whole cost to the thread: thread CPU per call, probed - bare */
+	double inside_ns; /* the part between the two programs' clock reads */
+	double own_ns;    /* the entry program's own work between its two reads */
+};
+
+/* The caller's side: the programs write their segments into maps this code does not know. */
+struct probe_ends_ops {
+	void (*reset)(void *ctx); /* before a round's probed calls: clear the segments */
+	/* after them: ns per segment inside, and the entry program's own ns; 0 or -errno */
+	int (*read)(void *ctx, double *inside_ns, double *own_ns);
+	void *ctx;
+};
+
+/*
+ * Attach entry and after to the stand-in, run PROBE_COST_ROUNDS rounds of bare and probed
+ * calls, and give the medians' difference and the medians of ops->read (probe_ends_from).  The
+ * programs must take this thread for netmux's command thread while it runs.  0, or a negative
+ * errno (not x86-64, the attach failed, ops->read failed).
+ */
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+		    const struct probe_ends_ops *ops, struct probe_ends *out);
+/* out from the measured parts, each kept within what the pair leaves (noise). Pure. */
+void probe_ends_from(double pair_ns, double inside_ns, double own_ns, struct probe_ends *out);
+/* The pair's part between commands: neither inside nor the entry program's own work. Pure. */
+double probe_ends_outside(const struct probe_ends *e);
+
 #endif

@@ -37,6 +37,7 @@ struct softcode {
 	bool exact;
 	uint64_t bias;
 	double hit_ns; /* one uprobe hit's cost here; negative: not measured (-errno) */
+	struct probe_ends ends; /* exact mode: the command probes' cost; negative: not measured */
 };
 
 /* --- finding the addresses ---------------------------------------------------------------- */
@@ -498,6 +499,88 @@ static int open_clock(pid_t tid)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Empty a hash map (ours, small): delete its first key until none is left. */
+static void clear_map(const struct bpf_map *map)
+{
+	char key[256];
+	int fd = bpf_map__fd(map);
+
+	if (bpf_map__key_size(map) > sizeof(key))
+		return;
+	while (!bpf_map_get_next_key(fd, NULL, key) && !bpf_map_delete_elem(fd, key))
+		;
+}
+
+/* probe_cost_ends()'s rounds: the segments the command probes recorded on this thread. */
+static void ends_reset(void *ctx)
+{
+	struct muxbpf_bpf *skel = ctx;
+
+	clear_map(skel->maps.sc_times);
+	clear_map(skel->maps.sc_cmds);
+	memset(&skel->bss->sc_seg, 0, sizeof(skel->bss->sc_seg));
+	skel->data->sc_next_cmd = 1;
+}
+
+static int ends_read(void *ctx, double *inside_ns, double *own_ns)
+{
+	struct muxbpf_bpf *skel = ctx;
+	int fd = bpf_map__fd(skel->maps.sc_times);
+	struct muxbpf_sc_time_key k, *prev = NULL;
+	struct muxbpf_sc_time_val v;
+	uint64_t ns = 0, own = 0, segs = 0, starts = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		prev = &k;
+		if (k.cmd && !bpf_map_lookup_elem(fd, &k, &v)) {
+			ns += v.cpu_ns;
+			segs += v.segs;
+			own += v.own_ns;
+			starts += v.count;
+		}
+	}
+	if (skel->bss->sc_stats.clock_err)
+		return -EIO;
+	if (!segs || !starts)
+		return -ENODATA;
+	*inside_ns = (double)ns / segs;
+	*own_ns = (double)own / starts;
+	return 0;
+}
+
+/*
+ * The exact mode's pair of probes, measured with its own programs on a stand-in in this
+ * executable (probe_cost_ends()): for the time being this thread is the command thread, with
+ * its own task clock.  Then everything the programs wrote is cleared, and netmux's clock goes
+ * back into the map.
+ */
+static int measure_ends(struct softcode *sc)
+{
+	struct muxbpf_bpf *skel = sc->skel;
+	struct probe_ends_ops ops = { ends_reset, ends_read, skel };
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int key = 0, fd = open_clock(tid), err;
+
+	if (fd < 0)
+		return fd;
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.sc_clock), &key, &fd, BPF_ANY) ? -errno : 0;
+	if (!err) {
+		skel->bss->sc_config.tid = (__u32)tid;
+		__atomic_store_n(&skel->bss->sc_config.pid, (__u32)getpid(), __ATOMIC_RELEASE);
+		err = probe_cost_ends(skel->progs.mb_sc_cmd_start, skel->progs.mb_sc_cmd_end, &ops,
+				      &sc->ends);
+		__atomic_store_n(&skel->bss->sc_config.pid, 0, __ATOMIC_RELEASE);
+		skel->bss->sc_config.tid = 0;
+	}
+	ends_reset(skel);
+	memset(&skel->bss->sc_stats, 0, sizeof(skel->bss->sc_stats));
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.sc_clock), &key, &sc->clock_fd, BPF_ANY) &&
+	    !err)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe,
 				  const struct sc_target *t, bool exact)
 {
@@ -554,11 +637,22 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 	if (sc->hit_ns < 0)
 		pr_warn("softcode views: a uprobe hit's cost could not be measured (%s): the exact "
 			"times keep our probes' cost", strerror((int)-sc->hit_ns));
+	sc->ends = (struct probe_ends){ -1, -1, -1 };
+	if (sc->exact) {
+		err = measure_ends(sc);
+		if (err) {
+			pr_warn("softcode views: the command probes' cost could not be measured (%s): "
+				"the exact times keep it", strerror(-err));
+			sc->ends = (struct probe_ends){ -1, -1, -1 };
+			err = 0;
+		}
+	}
 	/* the config last: the sampler starts reading netmux's memory from here */
 	sc->skel->bss->sc_config.curr_cmd = bias + t->curr_cmd;
 	sc->skel->bss->sc_config.curr_executor = bias + t->curr_executor;
 	sc->skel->bss->sc_config.curr_enactor = bias + t->curr_enactor;
 	sc->skel->bss->sc_config.tid = pid;
+	sc->skel->bss->sc_config.exact = sc->exact;
 	__atomic_store_n(&sc->skel->bss->sc_config.pid, pid, __ATOMIC_RELEASE);
 	return sc;
 out_free:
@@ -725,6 +819,7 @@ int softcode__snapshot(struct softcode *sc, unsigned int phase, struct sc_data *
 	snap->valid = true;
 	snap->exact = sc->exact;
 	snap->hit_ns = sc->hit_ns;
+	snap->ends = sc->ends;
 	return 0;
 }
 
@@ -738,6 +833,7 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 	d->valid = true;
 	d->exact = sc->exact;
 	d->hit_ns = sc->hit_ns;
+	d->ends = sc->ends;
 	d->bias = sc->bias;
 	d->stats = skel->bss->sc_stats;
 	err = walk_map(skel->maps.sc_cmds, &w, add_cmd);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "muxbpf.h"
+#include "probe_cost.h"
 #include "stats.h"
 
 /* What DWARF says about one netmux binary. */
@@ -99,6 +100,8 @@ struct sc_data {
 	bool exact;    /* process_command was probed */
 	/* one uprobe hit's cost on this machine (probe_cost.h); negative: not measured */
 	double hit_ns;
+	/* exact mode: the command probes' pair and its part inside a command; negative: not measured */
+	struct probe_ends ends;
 	char why[512];
 	const char *names_from; /* "the game", "netmux's memory", or NULL */
 	uint64_t bias;          /* netmux's load bias (for reading its memory) */
@@ -161,8 +164,10 @@ struct sc_row {
 	uint64_t samples;
 	uint64_t runs;    /* exact mode: commands started */
 	uint64_t in_ns;   /* exact mode: task clock inside process_command, less probe_ns */
-	uint64_t probe_hits; /* exact mode: our uprobe hits inside (muxbpf_sc_time_val.hits) */
-	uint64_t probe_ns;   /* their cost, removed from in_ns: probe_hits x hit_ns */
+	uint64_t probe_hits; /* exact mode: our u() probe hits inside (muxbpf_sc_time_val.hits) */
+	uint64_t segments;   /* exact mode: its timed segments (muxbpf_sc_time_val.segs) */
+	/* their cost, removed from in_ns: probe_hits x hit_ns + segments x ends.inside_ns */
+	uint64_t probe_ns;
 	uint64_t clock_ns; /* in_ns + its share of the time between commands (by commands started) */
 	uint64_t cpu_ns;  /* exact mode: clock_ns scaled to the phase's on-CPU (see sc_rows) */
 };

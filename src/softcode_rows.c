@@ -240,14 +240,18 @@ static const char *cmd_label(const struct sc_cmd *c)
 }
 
 /*
- * The cost of our uprobe hits inside a time entry: the task clock counts each hit's trap and
- * the user-mode samples cannot, so the exact times leave them out (probe_cost.h).  Never more
- * than the entry's own time.
+ * The cost of our probes inside an entry of sc_times: the task clock counts each hit's trap and
+ * the user-mode samples cannot, so the exact times leave them out (probe_cost.h).  Its u() hits
+ * whole, and for each segment the command probes' part on its side of the clock reads (inside
+ * a command, or between two).  Never more than the entry's own time.
  */
 static uint64_t probe_ns(const struct sc_data *d, const struct sc_time *t)
 {
+	double end = t->key.cmd ? d->ends.inside_ns : probe_ends_outside(&d->ends);
 	double ns = d->hit_ns > 0 ? d->hit_ns * (double)t->val.hits : 0;
 
+	if (d->ends.pair_ns >= 0 && end > 0)
+		ns += end * (double)t->val.segs;
 	return ns < (double)t->val.cpu_ns ? (uint64_t)(ns + 0.5) : t->val.cpu_ns;
 }
 
@@ -303,8 +307,10 @@ int sc_command_rows(const struct sc_data *d, unsigned int phase, uint64_t oncpu_
 		if (c && c->primary)
 			r->runs += t->val.count;
 		r->probe_hits += t->val.hits;
+		r->segments += t->val.segs;
 		r->probe_ns += probe;
-		removed += probe;
+		/* the entry program's own work is in no segment, but in the kernel's runtime */
+		removed += probe + t->val.own_ns;
 		r->in_ns += t->val.cpu_ns - probe;
 		r->clock_ns += t->val.cpu_ns - probe;
 		if (starts)

@@ -93,6 +93,8 @@ static void add_time(struct sc_data *d, uint32_t phase, uint32_t cmd, uint64_t c
 	d->times[d->ntimes].key.cmd = cmd;
 	d->times[d->ntimes].val.count = count;
 	d->times[d->ntimes].val.hits = 0;
+	d->times[d->ntimes].val.segs = 0;
+	d->times[d->ntimes].val.own_ns = 0;
 	d->times[d->ntimes++].val.cpu_ns = ns;
 }
 
@@ -199,9 +201,28 @@ static void test_command_rows(void **state)
 	sc_data__free(&d);
 }
 
+/* The row labelled label (rows are sorted by time: a test that changes the times looks). */
+static const struct sc_row *find_row(const struct sc_rows *rows, const char *label)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		if (!strcmp(rows->v[i].label, label))
+			return &rows->v[i];
+	fail_msg("no row %s", label);
+	return NULL;
+}
+
+/* The last time entry's u() probe hits and segments. */
+static void set_probes(struct sc_data *d, uint64_t hits, uint64_t segs)
+{
+	d->times[d->ntimes - 1].val.hits = hits;
+	d->times[d->ntimes - 1].val.segs = segs;
+}
+
 /*
- * Our uprobe hits inside the exact times: each costs hit_ns of task clock that user-mode
- * samples never see, and leaves the rows, the time between commands and the on-CPU they share.
+ * Our uprobes inside the exact times: the task clock counts each hit's trap and user-mode
+ * samples never see it.  A u() hit costs hit_ns whole; each segment holds the command probes'
+ * part on its side of their clock reads: ends.inside_ns in a command, the rest of the pair
+ * between commands.  Both leave the rows, the time between commands and the on-CPU they share.
  */
 static void test_command_rows_probes(void **state)
 {
@@ -212,44 +233,79 @@ static void test_command_rows_probes(void **state)
 	fixture(&d);
 	sc_label(&d);
 	d.hit_ns = 500;
-	/* slow typed 10 times (1 ms, 10 hits), its action 10 times (20 ms, 30 hits: u() probes),
-	 * look 30 times (3 ms, 30 hits), 6 ms between commands (50 hits) */
+	d.ends = (struct probe_ends){ .pair_ns = 350, .inside_ns = 100, .own_ns = 50 };
+	/* slow typed 10 times (1 ms), its action 10 times (20 ms, 20 u() hits), look 30 times
+	 * (3 ms), 6 ms between commands (50 segments, one after each command) */
 	add_time(&d, 1, 1, 10, 1000000);
-	d.times[d.ntimes - 1].val.hits = 10;
+	set_probes(&d, 0, 10);
 	add_time(&d, 1, 2, 10, 20000000);
-	d.times[d.ntimes - 1].val.hits = 30;
+	set_probes(&d, 20, 10);
 	add_time(&d, 1, 3, 30, 3000000);
-	d.times[d.ntimes - 1].val.hits = 30;
+	set_probes(&d, 0, 30);
+	d.times[d.ntimes - 1].val.own_ns = 1500; /* the entry program's, between its reads */
 	add_time(&d, 1, 0, 0, 6000000);
-	d.times[d.ntimes - 1].val.hits = 50;
+	set_probes(&d, 0, 50);
 	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
 	assert_int_equal(rows.n, 2);
-	assert_int_equal(rows.v[0].probe_hits, 40);
-	assert_int_equal(rows.v[0].probe_ns, 40 * 500);
-	assert_int_equal(rows.v[0].in_ns, 21000000 - 40 * 500);
-	assert_int_equal(rows.between_ns, 6000000 - 50 * 500);
-	assert_int_equal(rows.v[0].clock_ns, 21000000 - 40 * 500 + (6000000 - 50 * 500) * 20 / 50);
-	assert_int_equal(rows.v[1].in_ns, 3000000 - 30 * 500);
+	assert_int_equal(rows.v[0].probe_hits, 20);
+	assert_int_equal(rows.v[0].segments, 20);
+	assert_int_equal(rows.v[0].probe_ns, 20 * 500 + 20 * 100);
+	assert_int_equal(rows.v[0].in_ns, 21000000 - 12000);
+	assert_int_equal(rows.between_ns, 6000000 - 50 * 200);
+	assert_int_equal(rows.v[0].clock_ns, 21000000 - 12000 + (6000000 - 50 * 200) * 20 / 50);
+	assert_int_equal(rows.v[1].segments, 30);
+	assert_int_equal(rows.v[1].in_ns, 3000000 - 30 * 100);
 	sc_rows__free(&rows);
-	/* scaled to the on-CPU, which counts the probes too: they are not shared out */
+	/* scaled to the on-CPU, which counts the probes (and the entry program's own work, in no
+	 * segment) too: they are not shared out */
 	assert_int_equal(sc_command_rows(&d, 1, 30000000, &rows), 0);
-	assert_int_equal(rows.v[0].cpu_ns + rows.v[1].cpu_ns, 30000000 - 120 * 500);
+	/* (each row rounds to the ns) */
+	assert_in_range(rows.v[0].cpu_ns + rows.v[1].cpu_ns, 30000000 - 26500 - 1,
+			30000000 - 26500 + 1);
 	sc_rows__free(&rows);
-	/* a cost above an entry's own time takes the whole of it, no more */
-	d.hit_ns = 1e6;
+	/* a cost above an entry's own time takes the whole of it, no more (the action's 20 ms;
+	 * the typed command has no u() hit and nothing of the pair inside) */
+	d.hit_ns = 1e6 + 1;
+	d.ends = (struct probe_ends){ .pair_ns = 1e6, .inside_ns = 0, .own_ns = 0 };
 	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
-	assert_int_equal(rows.v[0].in_ns, 0);
-	assert_int_equal(rows.v[0].probe_ns, 21000000);
+	assert_int_equal(find_row(&rows, "$slow SoftObj(#13)/CMD_SLOW")->in_ns, 1000000);
+	assert_int_equal(find_row(&rows, "$slow SoftObj(#13)/CMD_SLOW")->probe_ns, 20000000);
+	assert_int_equal(find_row(&rows, "look")->in_ns, 3000000);
 	assert_int_equal(rows.between_ns, 0);
 	sc_rows__free(&rows);
-	/* not measured (a negative errno): nothing removed */
+	/* the command probes not measured (negative): only the u() hits leave */
+	d.hit_ns = 500;
+	d.ends = (struct probe_ends){ -1, -1, -1 };
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.v[0].in_ns, 21000000 - 20 * 500);
+	assert_int_equal(rows.v[1].in_ns, 3000000);
+	assert_int_equal(rows.between_ns, 6000000);
+	sc_rows__free(&rows);
+	/* nothing measured (a negative errno): nothing removed */
 	d.hit_ns = -2;
 	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
 	assert_int_equal(rows.v[0].in_ns, 21000000);
 	assert_int_equal(rows.v[0].probe_ns, 0);
-	assert_int_equal(rows.v[0].probe_hits, 40);
+	assert_int_equal(rows.v[0].probe_hits, 20);
 	sc_rows__free(&rows);
 	sc_data__free(&d);
+}
+
+/* The command probes' parts: never negative, never more than the pair leaves. */
+static void test_probe_ends_from(void **state)
+{
+	struct probe_ends e;
+
+	(void)state;
+	probe_ends_from(12000, 6000, 1000, &e);
+	assert_true(e.pair_ns == 12000 && e.inside_ns == 6000 && e.own_ns == 1000);
+	assert_true(probe_ends_outside(&e) == 5000);
+	probe_ends_from(12000, 15000, 1000, &e);
+	assert_true(e.inside_ns == 12000 && e.own_ns == 0 && probe_ends_outside(&e) == 0);
+	probe_ends_from(12000, -5, 13000, &e);
+	assert_true(e.inside_ns == 0 && e.own_ns == 12000);
+	probe_ends_from(-3, 100, 100, &e);
+	assert_true(e.pair_ns == 0 && e.inside_ns == 0 && e.own_ns == 0);
 }
 
 /* The cost per hit: the medians' difference, never negative. */
@@ -390,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_command_rows),
 		cmocka_unit_test(test_command_rows_probes),
 		cmocka_unit_test(test_probe_cost_from),
+		cmocka_unit_test(test_probe_ends_from),
 		cmocka_unit_test(test_path_rows),
 		cmocka_unit_test(test_by_parse),
 		cmocka_unit_test(test_cpu_per_cmd_ci),

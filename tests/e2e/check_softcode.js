@@ -4,15 +4,18 @@
 // run each alone.  Two instruments see each command in the mixed window independently: the
 // exact mode's task clock inside the command (in_command_ns) and the sampler's user-mode samples
 // under it.  Each command's share of the three commands' task clock must lie in the 99.9%
-// Wilson interval of its share of their samples.  The task clock also counts the traps of our
-// own uprobes, which user-mode samples cannot see: in_command_ns leaves out probe_hits x the
-// hit's cost muxbpf measured at start (5-12 us a hit in the project's VMs, against 20-500 us a
-// command, two hits more on $ufn: the u() probes).  The hits are checked exactly: in the mixed
-// window $ufn has two more per run than $fast, and every row's probe_ns is its hits x that
-// cost.  (The alone windows are no truth for the mixed one: interleaved, the cheap commands run
-// with colder caches and longer main-loop passes, +20-40% on a loaded machine, so their figures
-// are printed, not compared.)  Also: the mixed rows ordered slow > ufn > fast, each command run
-// as often mixed as alone, and FN_HEAVY named under SoftObj's $ufn in --by softcode.
+// Wilson interval of its share of their samples.  Both must see the same windows: the exact
+// mode counts a sample under the command its probes opened, or between commands
+// (mudstate.curr_cmd lags: netmux leaves it set after a queued command).  The task clock
+// also counts the traps of our own uprobes, which user-mode samples cannot see: in_command_ns
+// leaves out probe_hits x uprobe_hit_ns (the u() probes, two a $ufn run) and segments x
+// command_probes_inside_ns (the part of process_command's two probes between their clock reads),
+// both measured by muxbpf at start.  These are checked exactly: $ufn has two u() hits a run,
+// $fast none, and every row's probe_ns is that sum.  (The alone windows are no truth for the
+// mixed one: interleaved, the cheap commands run with colder caches and longer main-loop
+// passes, +20-40% on a loaded machine, so their figures are printed, not compared.)  Also: the
+// mixed rows ordered slow > ufn > fast, each command run as often mixed as alone, and FN_HEAVY
+// named under SoftObj's $ufn in --by softcode.
 'use strict';
 const fs = require('fs');
 const r = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
@@ -39,24 +42,46 @@ for (const cmd of ['slow', 'ufn', 'fast']) {
 		errors.push(`$${cmd}: ${m.runs} runs in mixed, ${a.runs} alone`);
 	rows.push({ cmd, m, alone: alone.oncpu_ns / a.runs });
 }
-const hitNs = sc.uprobe_hit_ns;
+const hitNs = sc.uprobe_hit_ns, inNs = sc.command_probes_inside_ns, pairNs = sc.command_probes_ns;
+const ownNs = sc.command_probes_own_ns;
 if (!(hitNs > 0))
 	errors.push(`uprobe_hit_ns ${hitNs}: a hit's cost was not measured`);
-for (const win of ['mixed', 'ufn', 'fast']) {
-	const u = row(win, '$ufn'), f = row(win, '$fast');
-	for (const c of [u, f].filter((x) => x && hitNs > 0))
-		if (Math.abs(c.probe_ns - c.probe_hits * hitNs) > c.probe_hits + 1)
-			errors.push(`${win}: ${c.command}: probe_ns ${c.probe_ns}, not ` +
-				`${c.probe_hits} hits x ${hitNs} ns`);
+// each part of the pair takes time (two traps, a program that reads a string and two maps)
+if (!(pairNs > 0 && inNs > 0 && ownNs > 0 && inNs + ownNs < pairNs))
+	errors.push(`command probes: ${inNs} ns inside and ${ownNs} ns own of ${pairNs} ns`);
+for (const win of ['mixed', 'slow', 'ufn', 'fast']) {
+	for (const c of scphase(win).commands.filter((x) => x.runs && hitNs > 0 && inNs >= 0)) {
+		const want = c.probe_hits * hitNs + c.segments * inNs;
+		if (Math.abs(c.probe_ns - want) > c.probe_hits + c.segments + 1)
+			errors.push(`${win}: ${c.command}: probe_ns ${c.probe_ns}, not ${c.probe_hits} ` +
+				`hits x ${hitNs} ns + ${c.segments} segments x ${inNs} ns`);
+		// each run is a process_command call, its queued action another
+		if (c.segments < c.runs)
+			errors.push(`${win}: ${c.command}: ${c.segments} segments for ${c.runs} runs`);
+	}
 }
 {
 	const u = row('mixed', '$ufn'), f = row('mixed', '$fast');
-	if (u && f && u.probe_hits - f.probe_hits !== 2 * u.runs)
-		errors.push(`mixed: $ufn ${u.probe_hits} probe hits, $fast ${f.probe_hits}: not 2 more a run`);
+	if (u && u.probe_hits !== 2 * u.runs)
+		errors.push(`mixed: $ufn ${u.probe_hits} u() probe hits in ${u.runs} runs: not 2 a run`);
+	if (f && f.probe_hits !== 0)
+		errors.push(`mixed: $fast ${f.probe_hits} u() probe hits: it calls no u()`);
+}
+{
+	// the exact mode counts a sample under the command its probes opened: every sampled row
+	// of the mixed window is a command that ran there, or the time between commands
+	// (mudstate.curr_cmd lags the probes: it left "@pemit" rows of a few samples)
+	const rows = scphase('mixed').commands || [];
+	const between = rows.find((c) => c.command === '(between commands)');
+	out.push(`${sc.between_samples} samples with no command open, ` +
+		`${between ? between.samples : 0} of them in mixed`);
+	if (!(between && between.samples > 0))
+		errors.push('mixed: no sample between commands');
+	for (const c of rows.filter((x) => x.samples && !x.runs && x !== between))
+		errors.push(`mixed: ${c.samples} samples under ${c.command}, which did not run there`);
 }
 let prev = Infinity;
 const samples = rows.reduce((t, r) => t + r.m.samples, 0);
-const clock = rows.reduce((t, r) => t + r.m.in_command_ns, 0);
 // Wilson score interval at 99.9% (z = 3.29) of k in n
 const wilson = (k, n, z = 3.29) => {
 	const p = k / n, d = 1 + (z * z) / n;
@@ -64,21 +89,39 @@ const wilson = (k, n, z = 3.29) => {
 	const h = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
 	return [c - h, c + h];
 };
-for (const { cmd, m, alone } of rows) {
+const cis = rows.map(({ m }) => (samples ? wilson(m.samples, samples) : [0, 0]));
+// Each command's share of the task clock with f x its probe cost left out.  muxbpf measures
+// that cost with the traps' code and data cached, and netmux's run colder: x1.08 [1.02, 1.16]
+// fitted over 21 runs here (README).  So the measured cost is a lower bound, and the shares must
+// fit their samples for some f in [1, 1.5]: f = 1 first.  A cost not removed (f = 0) does not
+// pass, nor samples counted after a command's return, which took $fast below its clock.
+const shares = (f) => {
+	const t = rows.map(({ m }) => Math.max(0, m.in_command_ns - (f - 1) * m.probe_ns));
+	const sum = t.reduce((a, b) => a + b, 0);
+	return t.map((x) => x / sum);
+};
+const fits = (f) => shares(f).every((q, i) => q >= cis[i][0] && q <= cis[i][1]);
+let factor = 1;
+while (factor < 1.5 + 1e-9 && !fits(factor))
+	factor = Math.round((factor + 0.01) * 100) / 100;
+const q1 = shares(1), qf = shares(factor);
+rows.forEach(({ cmd, m, alone }, i) => {
 	const per = m.cpu_ns / m.runs;
-	const q = m.in_command_ns / clock;
-	const [lo, hi] = samples ? wilson(m.samples, samples) : [0, 0];
+	const [lo, hi] = cis[i];
 	out.push(`$${cmd} ${(per / 1e3).toFixed(1)} us/cmd (alone ${(alone / 1e3).toFixed(1)}), ` +
-		`task clock ${(100 * q).toFixed(1)}% (less ${(m.probe_ns / 1e6).toFixed(1)} ms of ` +
+		`task clock ${(100 * q1[i]).toFixed(1)}% (less ${(m.probe_ns / 1e6).toFixed(1)} ms of ` +
 		`probes) vs samples ${m.samples}/${samples} ` +
 		`[${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]%`);
-	if (!(q >= lo && q <= hi))
-		errors.push(`$${cmd}: ${(100 * q).toFixed(1)}% of the commands' task clock, outside the ` +
-			`99.9% interval [${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]% of their samples`);
 	if (per >= prev)
 		errors.push(`$${cmd} is not cheaper than the command before it in slow > ufn > fast`);
 	prev = per;
-}
+});
+if (factor > 1.5)
+	errors.push(`the commands' shares of the task clock (${q1.map((q) => (100 * q).toFixed(1)).join(', ')}%) ` +
+		`fit their samples' 99.9% intervals with no probe cost factor in [1, 1.5]`);
+else
+	out.push(`the task clock fits the samples with ${factor.toFixed(2)} x the probe cost left out` +
+		(factor > 1 ? ` (${qf.map((q) => (100 * q).toFixed(1)).join(', ')}%)` : ''));
 // every command row's us/cmd interval: around the exact value, each side the share's interval
 // times the phase's on-CPU / runs (lo kept at 0), widened where report.json's design factor says
 let intervals = 0;
