@@ -105,8 +105,9 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		return;
 	}
 	s = &d->stats;
-	fprintf(f, "softcode: commands read from mudstate at each sample (no probe); u() frames from "
-		   "2 uprobes on do_ufun: %" PRIu64 " hits; ",
+	fprintf(f, "softcode: commands %s at each sample; u() frames from 2 uprobes on do_ufun: "
+		   "%" PRIu64 " hits; ",
+		d->exact ? "from the exact mode's probes" : "read from mudstate (no probe)",
 		(uint64_t)(s->ufun_enter + s->ufun_exit));
 	if (d->exact)
 		fprintf(f, "exact mode: uprobes on process_command's entry and returns: %" PRIu64

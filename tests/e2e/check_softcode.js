@@ -91,8 +91,8 @@ const wilson = (k, n, z = 3.29) => {
 };
 const cis = rows.map(({ m }) => (samples ? wilson(m.samples, samples) : [0, 0]));
 // Each command's share of the task clock with f x its probe cost left out.  muxbpf measures
-// that cost with the traps' code and data cached, and netmux's run colder: x1.08 [1.02, 1.16]
-// fitted over 21 runs here (README).  So the measured cost is a lower bound, and the shares must
+// that cost with the traps' code and data cached, and netmux's run colder: x1.04 to x1.22,
+// fitted over three sets of runs here (README).  So the measured cost is a lower bound, and the shares must
 // fit their samples for some f in [1, 1.5]: f = 1 first.  A cost not removed (f = 0) does not
 // pass, nor samples counted after a command's return, which took $fast below its clock.
 const shares = (f) => {

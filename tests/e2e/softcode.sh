@@ -55,7 +55,7 @@ cat "$d.check"
 grep -q 'by command (on-CPU' "$d.out" || fail "no by command table in the text report"
 grep -Eq 'SoftObj\(#[0-9]+\)/CMD_UFN > HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d.out" ||
 	fail "no FN_HEAVY under CMD_UFN in the text report"
-grep -q '^softcode: commands read from mudstate' "$d.out" || fail "no softcode header line"
+grep -q "^softcode: commands from the exact mode's probes" "$d.out" || fail "no softcode header line"
 grep -Eq 'CMD_UFN;.*HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d/mixed.folded" ||
 	fail "no FN_HEAVY frame above CMD_UFN in mixed.folded"
 grep -q 'HeavyObj(#[0-9]*)/FN_HEAVY' "$d/mixed.svg" || fail "no FN_HEAVY node in mixed.svg"
