@@ -92,9 +92,10 @@ const wilson = (k, n, z = 3.29) => {
 const cis = rows.map(({ m }) => (samples ? wilson(m.samples, samples) : [0, 0]));
 // Each command's share of the task clock with f x its probe cost left out.  muxbpf measures
 // that cost with the traps' code and data cached, and netmux's run colder: x1.04 to x1.22,
-// fitted over three sets of runs here (README).  So the measured cost is a lower bound, and the shares must
-// fit their samples for some f in [1, 1.5]: f = 1 first.  A cost not removed (f = 0) does not
-// pass, nor samples counted after a command's return, which took $fast below its clock.
+// fitted over three sets of runs here (README).  So the measured cost is a lower bound, and
+// the shares must fit their samples for some f in [1, 1.5]: f = 1 first.  A cost not removed
+// (f = 0) does not pass, nor samples counted after a command's return, which took $fast below
+// its clock.
 const shares = (f) => {
 	const t = rows.map(({ m }) => Math.max(0, m.in_command_ns - (f - 1) * m.probe_ns));
 	const sum = t.reduce((a, b) => a + b, 0);
@@ -118,7 +119,7 @@ rows.forEach(({ cmd, m, alone }, i) => {
 });
 if (factor > 1.5)
 	errors.push(`the commands' shares of the task clock (${q1.map((q) => (100 * q).toFixed(1)).join(', ')}%) ` +
-		`fit their samples' 99.9% intervals with no probe cost factor in [1, 1.5]`);
+		`do not fit their samples' 99.9% intervals with any probe cost factor in [1, 1.5]`);
 else
 	out.push(`the task clock fits the samples with ${factor.toFixed(2)} x the probe cost left out` +
 		(factor > 1 ? ` (${qf.map((q) => (100 * q).toFixed(1)).join(', ')}%)` : ''));
