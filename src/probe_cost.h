@@ -43,13 +43,12 @@ double probe_cost_measure(struct bpf_program *prog);
  * read: it holds the entry trap's tail and the return trap's head, the time between commands
  * the rest.  That part inside is measured here, on a stand-in with the same instructions (a
  * push at the entry, a call after the call) running the exact mode's own programs on this
- * thread: one number for all commands, taken with the trap's code and data cached.  netmux's
- * traps run colder (other work comes between two): fitted to the samples of
- * tests/e2e/softcode.sh's game, netmux's part inside was x1.04 [0.94, 1.14] to x1.22 [1.14,
- * 1.28] of the one measured here in three sets of runs, so the exact times keep up to ~1.5 us
- * a command of our probes: the measured cost is a lower bound.  Cooling the caches before
- * each call here (a walk over 1 MiB) overshot (x0.86 [0.76, 0.94]) and made the measurement
- * itself vary by 2x beside other work: it is not done.
+ * thread: one number for all commands, taken once at start.  netmux's traps run at other
+ * moments, after other work: fitted to the samples of tests/e2e/softcode.sh's game
+ * (bench/softcode_fit.sh), netmux's part inside was x0.90 to x1.24 of the one measured here
+ * over six sets of runs, so the exact times keep or lose up to ~1.5 us a command of our probes.
+ * Cooling the caches before each call here (a walk over 1 MiB) did not make it closer and
+ * made the measurement itself vary by 2x beside other work: it is not done.
  */
 struct probe_ends {
 	double pair_ns;   /* both hits' whole cost to the thread: thread CPU per call, probed - bare */

@@ -91,11 +91,11 @@ const wilson = (k, n, z = 3.29) => {
 };
 const cis = rows.map(({ m }) => (samples ? wilson(m.samples, samples) : [0, 0]));
 // Each command's share of the task clock with f x its probe cost left out.  muxbpf measures
-// that cost with the traps' code and data cached, and netmux's run colder: x1.04 to x1.22,
-// fitted over three sets of runs here (README).  So the measured cost is a lower bound, and
-// the shares must fit their samples for some f in [1, 1.5]: f = 1 first.  A cost not removed
-// (f = 0) does not pass, nor samples counted after a command's return, which took $fast below
-// its clock.
+// that cost once at start; netmux's was x0.90 to x1.24 of it over six sets of runs here
+// (bench/softcode_fit.sh, README).  The shares must fit their samples for some f in [1, 1.5]:
+// f = 1 first.  More removed, not less: removing less is what hid the window error that
+// counted samples after a command's return (it took $fast below its clock), and a cost not
+// removed at all (f = 0) does not pass.
 const shares = (f) => {
 	const t = rows.map(({ m }) => Math.max(0, m.in_command_ns - (f - 1) * m.probe_ns));
 	const sum = t.reduce((a, b) => a + b, 0);
