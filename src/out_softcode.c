@@ -115,7 +115,7 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 	else
 		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
 	if (d->hit_ns >= 0)
-		fprintf(f, "; a u() probe hit costs %.2f us here (measured at start): ~%.1f ms in all%s\n",
+		fprintf(f, "; a u() probe hit costs %.2f us here (measured at start and end, the lower): ~%.1f ms in all%s\n",
 			d->hit_ns / 1e3, (s->ufun_enter + s->ufun_exit) * d->hit_ns / 1e6,
 			d->exact ? ", left out of the exact times" : "");
 	else
@@ -123,7 +123,7 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 			d->exact ? ": the exact times include our probes' cost" : "");
 	if (d->exact && d->ends.pair_ns >= 0)
 		fprintf(f, "  exact: a command's two probes cost %.2f us here, %.2f us of it inside its "
-			   "time, %.2f us the entry program's own work in none (measured at start): "
+			   "time, %.2f us the entry program's own work in none (measured at start and end, the lower): "
 			   "~%.1f ms in all, left out\n",
 			d->ends.pair_ns / 1e3, d->ends.inside_ns / 1e3, d->ends.own_ns / 1e3,
 			(s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns / 1e6);

@@ -253,3 +253,22 @@ double probe_ends_outside(const struct probe_ends *e)
 {
 	return e->pair_ns - e->inside_ns - e->own_ns;
 }
+
+double probe_cost_lower(double a, double b)
+{
+	if (a < 0)
+		return b;
+	return b < 0 || a < b ? a : b;
+}
+
+void probe_ends_lower(const struct probe_ends *a, const struct probe_ends *b,
+		      struct probe_ends *out)
+{
+	if (a->pair_ns < 0 || b->pair_ns < 0) {
+		*out = a->pair_ns < 0 ? *b : *a;
+		return;
+	}
+	probe_ends_from(probe_cost_lower(a->pair_ns, b->pair_ns),
+			probe_cost_lower(a->inside_ns, b->inside_ns),
+			probe_cost_lower(a->own_ns, b->own_ns), out);
+}

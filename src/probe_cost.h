@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What one hit of our uprobes costs the probed thread on this machine, measured at start.
+ * What our uprobes cost the probed thread on this machine, measured at start and at the end.
  *
  * netmux's task clock counts the kernel's trap for each hit, and the user-mode samples do not,
  * so the exact mode removes its hits' cost from each command (src/softcode_rows.c).  A hit
@@ -43,10 +43,11 @@ double probe_cost_measure(struct bpf_program *prog);
  * read: it holds the entry trap's tail and the return trap's head, the time between commands
  * the rest.  That part inside is measured here, on a stand-in with the same instructions (a
  * push at the entry, a call after the call) running the exact mode's own programs on this
- * thread: one number for all commands, taken once at start.  netmux's traps run at other
- * moments, after other work: fitted to the samples of tests/e2e/softcode.sh's game
- * (bench/softcode_fit.sh), netmux's part inside was x0.90 to x1.24 of the one measured here
- * over six sets of runs, so the exact times keep or lose up to ~1.5 us a command of our probes.
+ * thread: one number for all commands (the lower of two, at start and at the end).  netmux's
+ * traps run at other moments, after other work: fitted to the samples of tests/e2e/softcode.sh's
+ * game (bench/softcode_fit.sh), netmux's part inside was x0.90 to x1.24 of one measurement at
+ * start over seven sets of runs, so the exact times keep or lose up to ~1.5 us a command of our
+ * probes.
  * Cooling the caches before each call here (a walk over 1 MiB) did not make it closer and
  * made the measurement itself vary by 2x beside other work: it is not done.
  */
@@ -76,5 +77,15 @@ int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
 void probe_ends_from(double pair_ns, double inside_ns, double own_ns, struct probe_ends *out);
 /* The pair's part between commands: neither inside nor the entry program's own work. Pure. */
 double probe_ends_outside(const struct probe_ends *e);
+
+/*
+ * Two measurements, at start and at the end of a session: the lower.  A burst of other work on
+ * the machine inflates a measurement (it made 3 of 24 runs of the softcode test game miss), and
+ * the two are minutes apart.  A negative one (not measured) does not count.  Pure.
+ */
+double probe_cost_lower(double a, double b);
+/* The same for the pair, part by part (then kept within what the pair leaves). Pure. */
+void probe_ends_lower(const struct probe_ends *a, const struct probe_ends *b,
+		      struct probe_ends *out);
 
 #endif

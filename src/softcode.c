@@ -554,7 +554,7 @@ static int ends_read(void *ctx, double *inside_ns, double *own_ns)
  * its own task clock.  Then everything the programs wrote is cleared, and netmux's clock goes
  * back into the map.
  */
-static int measure_ends(struct softcode *sc)
+static int measure_ends(struct softcode *sc, struct probe_ends *out)
 {
 	struct muxbpf_bpf *skel = sc->skel;
 	struct probe_ends_ops ops = { ends_reset, ends_read, skel };
@@ -568,7 +568,7 @@ static int measure_ends(struct softcode *sc)
 		skel->bss->sc_config.tid = (__u32)tid;
 		__atomic_store_n(&skel->bss->sc_config.pid, (__u32)getpid(), __ATOMIC_RELEASE);
 		err = probe_cost_ends(skel->progs.mb_sc_cmd_start, skel->progs.mb_sc_cmd_end, &ops,
-				      &sc->ends);
+				      out);
 		__atomic_store_n(&skel->bss->sc_config.pid, 0, __ATOMIC_RELEASE);
 		skel->bss->sc_config.tid = 0;
 	}
@@ -639,7 +639,7 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 			"times keep our probes' cost", strerror((int)-sc->hit_ns));
 	sc->ends = (struct probe_ends){ -1, -1, -1 };
 	if (sc->exact) {
-		err = measure_ends(sc);
+		err = measure_ends(sc, &sc->ends);
 		if (err) {
 			pr_warn("softcode views: the command probes' cost could not be measured (%s): "
 				"the exact times keep it", strerror(-err));
@@ -874,6 +874,20 @@ struct softcode *softcode__start(const struct opts *o, struct profiler *p, pid_t
 	return sc;
 }
 
+/*
+ * The probes' costs measured again now that the maps are read (the pair's rounds clear them),
+ * and the lower of start's and this one kept (probe_cost_lower()).
+ */
+static void measure_again(struct softcode *sc, struct sc_data *d)
+{
+	double hit = probe_cost_measure(sc->skel->progs.mb_sc_ufun_exit);
+	struct probe_ends e = { -1, -1, -1 };
+
+	d->hit_ns = probe_cost_lower(d->hit_ns, hit);
+	if (sc->exact && !measure_ends(sc, &e))
+		probe_ends_lower(&d->ends, &e, &d->ends);
+}
+
 void softcode__finish(struct softcode *sc, const struct sc_target *t, pid_t pid, int port,
 		      const char *login, struct sc_data *d)
 {
@@ -887,6 +901,7 @@ void softcode__finish(struct softcode *sc, const struct sc_target *t, pid_t pid,
 	} else {
 		/* samples stop counting under commands before the maps are named */
 		sc->skel->bss->sc_config.pid = 0;
+		measure_again(sc, d);
 		softcode__name(d, t, pid, port, login);
 	}
 	softcode__free(sc);

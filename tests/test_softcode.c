@@ -308,6 +308,28 @@ static void test_probe_ends_from(void **state)
 	assert_true(e.pair_ns == 0 && e.inside_ns == 0 && e.own_ns == 0);
 }
 
+/* Two measurements: the lower, part by part; one not measured (negative) does not count. */
+static void test_probe_cost_lower(void **state)
+{
+	struct probe_ends a = { 12000, 6000, 400 }, b = { 14000, 5000, 500 }, none = { -1, -1, -1 };
+	struct probe_ends e;
+
+	(void)state;
+	assert_true(probe_cost_lower(6000, 9000) == 6000);
+	assert_true(probe_cost_lower(9000, 6000) == 6000);
+	assert_true(probe_cost_lower(-2, 6000) == 6000);
+	assert_true(probe_cost_lower(6000, -2) == 6000);
+	assert_true(probe_cost_lower(-2, -5) < 0);
+	probe_ends_lower(&a, &b, &e);
+	assert_true(e.pair_ns == 12000 && e.inside_ns == 5000 && e.own_ns == 400);
+	probe_ends_lower(&none, &b, &e);
+	assert_true(e.pair_ns == 14000 && e.inside_ns == 5000 && e.own_ns == 500);
+	probe_ends_lower(&a, &none, &e);
+	assert_true(e.pair_ns == 12000 && e.inside_ns == 6000);
+	probe_ends_lower(&none, &none, &e);
+	assert_true(e.pair_ns < 0);
+}
+
 /* The cost per hit: the medians' difference, never negative. */
 static void test_probe_cost_from(void **state)
 {
@@ -447,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_command_rows_probes),
 		cmocka_unit_test(test_probe_cost_from),
 		cmocka_unit_test(test_probe_ends_from),
+		cmocka_unit_test(test_probe_cost_lower),
 		cmocka_unit_test(test_path_rows),
 		cmocka_unit_test(test_by_parse),
 		cmocka_unit_test(test_cpu_per_cmd_ci),

@@ -91,8 +91,9 @@ const wilson = (k, n, z = 3.29) => {
 };
 const cis = rows.map(({ m }) => (samples ? wilson(m.samples, samples) : [0, 0]));
 // Each command's share of the task clock with f x its probe cost left out.  muxbpf measures
-// that cost once at start; netmux's was x0.90 to x1.24 of it over six sets of runs here
-// (bench/softcode_fit.sh, README).  The shares must fit their samples for some f in [1, 1.5]:
+// that cost at start and at the end and keeps the lower; netmux's was x0.90 to x1.24 of one
+// measurement at start over seven sets of runs here (bench/softcode_fit.sh, README), and a
+// high one made a run miss.  The shares must fit their samples for some f in [1, 1.5]:
 // f = 1 first.  More removed, not less: removing less is what hid the window error that
 // counted samples after a command's return (it took $fast below its clock), and a cost not
 // removed at all (f = 0) does not pass.
