@@ -1,8 +1,9 @@
 #!/bin/sh
 # Names for every frame, end to end as root (exit 77 = skipped):
 #  1. the default target (-O2 -g): >= 99% of the samples in netmux have a file:line in busy
-#     phases, the srcfile view of softcode_list is led by netmux's own source files (the
-#     evaluator and function files among the first), --min-pct cuts rows;
+#     phases, the srcfile view of softcode_list is led by netmux's own source files (the first
+#     row, and half the self time at least; the evaluator and function files among the first),
+#     --min-pct cuts rows;
 #  2. Debian's stripped netmux without debuginfo: one "STRIPPED, no debuginfo" line, frames
 #     named by DSO+offset;
 #  3. a stripped copy of the default target: STRIPPED without debuginfo, and named with
@@ -41,7 +42,12 @@ for p in attrwrite softcode_list; do
 done
 view softcode_list "source file" >"$tmp/srcfile"
 [ -s "$tmp/srcfile" ] || fail "softcode_list has no source file view"
-head -4 "$tmp/srcfile" | awk '$3 !~ /^[a-z_]+\.(cpp|h)$/ { bad = 1 } END { exit bad }' ||
+# led by: the first row is netmux's, and netmux's files hold most of the self time.  (The first
+# four rows once had to be netmux's: beside a CPU hog glibc's write.c came fourth at 2.9%, a
+# row's place among the small ones is the draw's.)
+awk 'NR == 1 && $3 !~ /^[a-z_]+\.(cpp|h)$/ { bad = 1 }
+	$3 ~ /^[a-z_]+\.(cpp|h)$/ { own += $1 }
+	END { exit bad || own < 50 }' "$tmp/srcfile" ||
 	fail "softcode_list's srcfile view is not led by netmux's sources: $(head -4 "$tmp/srcfile")"
 head -6 "$tmp/srcfile" | grep -Eq ' (eval|functions|funmath|mathutil|strtod)\.cpp$' ||
 	fail "no evaluator/function source file among the first rows: $(head -6 "$tmp/srcfile")"
