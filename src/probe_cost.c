@@ -103,24 +103,32 @@ static double per_call(void (*fn)(void), long n)
 	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
 }
 
+/* prog as a uprobe at address addr of this process (uprobes are placed by file offset). */
+static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link **l)
+{
+	char path[4097];
+	long off;
+	int err = probe_cost_file_offset(addr, path, sizeof(path), &off);
+
+	if (err)
+		return err;
+	*l = bpf_program__attach_uprobe(prog, false, 0, path, off);
+	return *l ? 0 : -errno;
+}
+
 double probe_cost_measure(struct bpf_program *prog)
 {
 	double bare[PROBE_COST_ROUNDS], probed[PROBE_COST_ROUNDS];
 	uintptr_t site = probe_cost_call_site(with_call, leaf);
 	struct bpf_link *l;
-	char path[4097];
-	long off;
 	int err;
 
 	if (!site)
 		return -ENOENT;
-	err = probe_cost_file_offset(site, path, sizeof(path), &off);
+	/* one attach for all rounds: attaching and detaching cost ~80 ms each time here */
+	err = attach_at(prog, site, &l);
 	if (err)
 		return err;
-	/* one attach for all rounds: attaching and detaching cost ~80 ms each time here */
-	l = bpf_program__attach_uprobe(prog, false, 0, path, off);
-	if (!l)
-		return -errno;
 	for (int r = 0; r < PROBE_COST_ROUNDS; r++) {
 		bare[r] = per_call(bare_call, BARE_CALLS);
 		probed[r] = per_call(with_call, PROBED_CALLS);
@@ -185,18 +193,6 @@ static void cmd_probed(void)
 static void cmd_bare(void)
 {
 	muxbpf_pc_cmd_bare(0, 0, 0, 0, 0, pc_text);
-}
-
-static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link **l)
-{
-	char path[4097];
-	long off;
-	int err = probe_cost_file_offset(addr, path, sizeof(path), &off);
-
-	if (err)
-		return err;
-	*l = bpf_program__attach_uprobe(prog, false, 0, path, off);
-	return *l ? 0 : -errno;
 }
 
 int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
