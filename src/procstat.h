@@ -20,9 +20,10 @@ int procstat_parse_stat(const char *text, char *state, uint64_t *utime, uint64_t
 /* Read the counters of process pid.  Returns 0 or -errno. */
 int procstat_read(pid_t pid, struct proc_times *out);
 /*
- * Wait until no thread of pid is running or runnable (state other than R), up to timeout_ms.
- * Runtime readings are exact only for a thread that is off CPU (the kernel folds the running
- * slice in at ticks and switches).  Returns 0, -ETIMEDOUT, or -errno (-ESRCH: gone).
+ * Wait until no thread of pid is running or runnable (state other than R) and each is off its
+ * CPU (the kernel's /proc/.../syscall answer), up to timeout_ms.  Runtime readings are exact only
+ * for a thread that is off CPU (the kernel folds the running slice in at ticks and switches).
+ * Returns 0, -ETIMEDOUT, or -errno (-ESRCH: gone).
  */
 int procstat_wait_sleeping(pid_t pid, int timeout_ms);
 

@@ -207,7 +207,7 @@ boot() {
 	elif [ "$(cat "$res/rc" 2>/dev/null)" != 0 ]; then
 		{
 			echo "kernel $s ($pkg): FAILED in $secs s: ${summary:-no result (console: $res/console.log)}"
-			grep -E '^(not ok|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
+			grep -E '^(not ok|ERROR:|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
 		} >"$line"
 	else
 		echo "kernel $s ($pkg): $summary in $secs s" >"$line"
