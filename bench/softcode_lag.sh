@@ -1,0 +1,63 @@
+#!/bin/sh
+# How far the default softcode view (mudstate.curr_cmd read at each sample, no probes) is from
+# the exact mode's (the command its process_command probes opened).  RUNS pairs of runs of
+# tests/e2e/softcode.sh's game (helper_live softcode: $slow, $ufn, $fast interleaved COUNT times
+# each, --freq 1999), one with --exact-commands and one without.  Per run, in the mixed window:
+# the samples under each command and between commands, and how many samples have no
+# process_command frame on their stack (from mixed.folded).  In the exact mode those are the
+# samples between commands; in the default mode curr_cmd still names a command for most of
+# them (netmux leaves it set after a queued action), so they count under that command: a fixed
+# amount per command run, which inflates the cheap commands' shares.
+#
+#   bench/softcode_lag.sh BUILD_DIR [RUNS (3)] [COUNT (1000)]
+#
+# Needs root and node.  It measures; it passes or fails on nothing.
+set -u
+out=${1:-build}
+runs=${2:-3}
+count=${3:-1000}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.inc"
+tmp=$(mktemp -d /tmp/muxbpf-softcode-lag.XXXXXX)
+chmod 755 "$tmp" # netmux runs as the muxbpf user, in a game directory under it
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+export TMPDIR=$tmp
+
+one() { # $1 = directory, $2 = extra option
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
+	"$out/muxbpf" --phase none --control "$1.ctl" --port "$port" --by function,command \
+		$2 --freq 1999 --out "$1" -q >"$1.out" 2>"$1.err" &
+	pid=$!
+	if ! "$out/tests/helper_live" softcode "$port" "$1.ctl" "$count" >"$1.helper" 2>&1; then
+		cat "$1.helper" "$1.err"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		exit 1
+	fi
+	"$out/tests/helper_live" ctl "$1.ctl" stop >/dev/null
+	wait "$pid" || { echo "muxbpf exited $?"; cat "$1.err"; exit 1; }
+	# samples of the mixed window with no process_command frame on their stack
+	awk '!/process_command\(/ { n += $NF } END { print n + 0 }' "$1/mixed.folded" >"$1.outside"
+}
+
+machine_facts
+echo "$runs pairs of runs of $count x 3 commands, load $(load1)"
+for k in $(seq 1 "$runs"); do
+	one "$tmp/exact$k" --exact-commands
+	one "$tmp/plain$k" ""
+	for m in exact plain; do
+		node - "$tmp/$m$k/report.json" "$m" "$k" "$(cat "$tmp/$m$k.outside")" <<'JS'
+const [, , file, mode, k, outside] = process.argv;
+const sc = JSON.parse(require('fs').readFileSync(file, 'utf8')).softcode;
+const p = sc.phases.find((q) => q.name === 'mixed');
+const total = p.commands.reduce((s, c) => s + c.samples, 0);
+const three = ['$slow', '$ufn', '$fast'].map((l) => p.commands.find((c) => c.command.startsWith(l + ' ')));
+const n3 = three.reduce((s, c) => s + (c ? c.samples : 0), 0);
+const between = p.commands.filter((c) => c.command.startsWith('(between')).reduce((s, c) => s + c.samples, 0);
+const shares = three.map((c, i) => `${['$slow', '$ufn', '$fast'][i]} ${c ? (100 * c.samples / n3).toFixed(1) : '-'}%`);
+console.log(`run ${k} ${mode.padEnd(5)}: ${total} samples, ${between} between commands, ${outside} with no ` +
+	`process_command frame (${(100 * outside / total).toFixed(1)}%); of the three commands' samples: ${shares.join(', ')}`);
+JS
+	done
+done
