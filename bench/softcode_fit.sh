@@ -28,18 +28,8 @@ machine_facts
 reports=
 for k in $(seq 1 "$runs"); do
 	d=$tmp/run$k
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
-	"$out/muxbpf" --phase none --control "$d.ctl" --port "$port" --by command,softcode \
-		--exact-commands --freq 1999 --out "$d" -q >"$d.out" 2>"$d.err" &
-	pid=$!
-	if ! "$out/tests/helper_live" softcode "$port" "$d.ctl" "$count" >"$d.helper" 2>&1; then
-		cat "$d.helper" "$d.err"
-		kill "$pid" 2>/dev/null
-		wait "$pid"
-		exit 1
-	fi
-	"$out/tests/helper_live" ctl "$d.ctl" stop >/dev/null
-	wait "$pid" || { echo "run $k: muxbpf exited $?"; cat "$d.err"; exit 1; }
+	softcode_game "$out" "$d" "$count" --by command,softcode --exact-commands ||
+		{ echo "run $k failed"; exit 1; }
 	reports="$reports $d/report.json"
 done
 echo "$runs runs of $count x 3 commands, load $(load1)"

@@ -24,28 +24,19 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 export TMPDIR=$tmp
 
-one() { # $1 = directory, $2 = extra option
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
-	"$out/muxbpf" --phase none --control "$1.ctl" --port "$port" --by function,command \
-		$2 --freq 1999 --out "$1" -q >"$1.out" 2>"$1.err" &
-	pid=$!
-	if ! "$out/tests/helper_live" softcode "$port" "$1.ctl" "$count" >"$1.helper" 2>&1; then
-		cat "$1.helper" "$1.err"
-		kill "$pid" 2>/dev/null
-		wait "$pid"
-		exit 1
-	fi
-	"$out/tests/helper_live" ctl "$1.ctl" stop >/dev/null
-	wait "$pid" || { echo "muxbpf exited $?"; cat "$1.err"; exit 1; }
+one() { # $1 = directory, $2... = muxbpf's options
+	d=$1
+	shift
+	softcode_game "$out" "$d" "$count" --by function,command "$@" || exit 1
 	# samples of the mixed window with no process_command frame on their stack
-	awk '!/process_command\(/ { n += $NF } END { print n + 0 }' "$1/mixed.folded" >"$1.outside"
+	awk '!/process_command\(/ { n += $NF } END { print n + 0 }' "$d/mixed.folded" >"$d.outside"
 }
 
 machine_facts
 echo "$runs pairs of runs of $count x 3 commands, load $(load1)"
 for k in $(seq 1 "$runs"); do
 	one "$tmp/exact$k" --exact-commands
-	one "$tmp/plain$k" ""
+	one "$tmp/plain$k"
 	for m in exact plain; do
 		node - "$tmp/$m$k/report.json" "$m" "$k" "$(cat "$tmp/$m$k.outside")" <<'JS'
 const [, , file, mode, k, outside] = process.argv;
