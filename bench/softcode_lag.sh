@@ -18,11 +18,7 @@ runs=${2:-3}
 count=${3:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.inc"
-tmp=$(mktemp -d /tmp/muxbpf-softcode-lag.XXXXXX)
-chmod 755 "$tmp" # netmux runs as the muxbpf user, in a game directory under it
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-export TMPDIR=$tmp
+game_tmpdir softcode-lag
 
 one() { # $1 = directory, $2... = muxbpf's options
 	d=$1
