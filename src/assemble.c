@@ -380,8 +380,49 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 	return sprof_add_run(sp, &in);
 }
 
-int build_report(struct report *r, const struct opts *o, const struct run *run,
-		 struct sprof *sp)
+/* The stack rule's view of one count: between commands by its resolved stack. */
+struct between_ctx {
+	const struct mb_profile *prof;
+	const struct mb_resolved *res;
+	struct sample_index ix;
+};
+
+static bool count_between(const struct sc_count *c, void *ctx)
+{
+	const struct between_ctx *b = ctx;
+	const struct mb_rstack *st = sc_count_stack(c, b->prof, b->res, &b->ix);
+
+	return st && sc_stack_between(st->frames, st->n);
+}
+
+/*
+ * The default softcode mode's stack rule (softcode.h) on the run's counts, before anything reads
+ * them: the final counts and every mark's, so that the batches still add up to the phase.
+ * The exact mode's probes already say when a command ran.  0 or -ENOMEM.
+ */
+static int softcode_stack_rule(struct run *run, const struct mb_resolved *res)
+{
+	struct between_ctx b = { .prof = &run->profile, .res = res };
+	struct sc_data *d = &run->softcode;
+	int err;
+
+	if (!d->valid || d->exact)
+		return 0;
+	err = sample_index_build(&b.ix, &run->profile, (uint32_t)run->pid, (uint32_t)run->pid);
+	if (err)
+		return err;
+	d->moved = sc_move_between(d->counts, d->ncounts, count_between, &b);
+	for (int i = 0; i < run->nwindows; i++)
+		for (unsigned int j = 0; j < run->windows[i].nmarks; j++) {
+			struct sc_data *m = &run->windows[i].marks[j].sc;
+
+			sc_move_between(m->counts, m->ncounts, count_between, &b);
+		}
+	sample_index_free(&b.ix);
+	return 0;
+}
+
+int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp)
 {
 	struct mb_resolved res = {};
 	struct sites sites = {};
@@ -435,6 +476,8 @@ int build_report(struct report *r, const struct opts *o, const struct run *run,
 	t0 = mono_ms();
 	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &res);
 	t1 = mono_ms();
+	if (!err)
+		err = softcode_stack_rule(run, &res);
 	if (!err)
 		err = fold_all(r, run, &res);
 	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "

@@ -8,9 +8,12 @@
 #include "session.h"
 #include "sprof.h"
 
-/* Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
- * r is valid for report_free() either way. */
-int build_report(struct report *r, const struct opts *o, const struct run *run, struct sprof *sp);
+/*
+ * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
+ * r is valid for report_free() either way.  The one change to run: the default softcode mode's
+ * stack rule moves counts between commands (softcode.h), which needs the resolved stacks.
+ */
+int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp);
 void report_free(struct report *r);
 /* The views the report folds: --by, and with --out all of them (report.html shows them). */
 unsigned int report_views(const struct opts *o);

@@ -135,6 +135,10 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 			   " task clock errors; samples under the command the probes opened, %" PRIu64
 			   " with none open (between commands)\n", (uint64_t)s->cmd_starts,
 			(uint64_t)s->cmd_ends, (uint64_t)s->clock_err, (uint64_t)s->between);
+	else
+		fprintf(f, "  %" PRIu64 " samples counted between commands by their stacks (walked to "
+			   "main, no process_command frame) while mudstate still named a command\n",
+			d->moved);
 	fprintf(f, "  names from %s; %" PRIu64 " samples on the command thread, %" PRIu64
 		   " without a readable command%s\n",
 		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
@@ -258,6 +262,10 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);
 	jw_ku64(w, "command_probe_hits", d->stats.cmd_starts + d->stats.cmd_ends);
 	jw_ku64(w, "between_samples", d->stats.between);
+	if (d->exact)
+		jw_kstr(w, "stack_rule_between", NULL);
+	else
+		jw_ku64(w, "stack_rule_between", d->moved);
 	if (d->valid && d->hit_ns >= 0)
 		jw_knum(w, "uprobe_hit_ns", d->hit_ns);
 	else

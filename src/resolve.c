@@ -190,3 +190,56 @@ void resolve_free(struct mb_resolved *r)
 	free(r->stacks);
 	memset(r, 0, sizeof(*r));
 }
+
+static uint64_t hash_ips(uint32_t phase, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ phase;
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdull;
+	return h ^ nr;
+}
+
+/* Open addressing, at most half full. */
+int sample_index_build(struct sample_index *ix, const struct mb_profile *prof, uint32_t pid,
+		       uint32_t tid)
+{
+	ix->size = 1;
+	while (ix->size < prof->n * 2 + 2)
+		ix->size <<= 1;
+	ix->slots = calloc(ix->size, sizeof(*ix->slots));
+	if (!ix->slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < prof->n; i++) {
+		const struct mb_sample *s = &prof->samples[i];
+		size_t h;
+
+		if (s->pid != pid || s->tid != tid)
+			continue;
+		h = hash_ips(s->phase, s->ips, s->nr) & (ix->size - 1);
+		while (ix->slots[h])
+			h = (h + 1) & (ix->size - 1);
+		ix->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+long sample_index_find(const struct sample_index *ix, const struct mb_profile *prof,
+		       uint32_t phase, const uint64_t *ips, uint32_t nr)
+{
+	size_t h = hash_ips(phase, ips, nr) & (ix->size - 1);
+
+	for (; ix->slots[h]; h = (h + 1) & (ix->size - 1)) {
+		const struct mb_sample *s = &prof->samples[ix->slots[h] - 1];
+
+		if (s->phase == phase && s->nr == nr && !memcmp(s->ips, ips, nr * sizeof(*ips)))
+			return (long)ix->slots[h] - 1;
+	}
+	return -1;
+}
+
+void sample_index_free(struct sample_index *ix)
+{
+	free(ix->slots);
+	memset(ix, 0, sizeof(*ix));
+}

@@ -42,4 +42,22 @@ int resolve_stack(struct symbolizer *sym, const struct mb_maps *first,
 		  const struct mb_maps *fallback, const uint64_t *ips, uint32_t nr,
 		  struct mb_sym *out);
 
+/*
+ * One thread's samples by (phase, stack): the join of a table keyed by stack (the softcode
+ * counts) with the samples and their resolved stacks (the same index i).  Free with
+ * sample_index_free().
+ */
+struct sample_index {
+	size_t *slots; /* sample index + 1, 0: empty */
+	size_t size;   /* a power of two */
+};
+
+/* The samples of thread tid of process pid.  0 or -ENOMEM. */
+int sample_index_build(struct sample_index *ix, const struct mb_profile *prof, uint32_t pid,
+		       uint32_t tid);
+/* The index in prof->samples of the indexed thread's sample of (phase, ips[0..nr)), or -1. */
+long sample_index_find(const struct sample_index *ix, const struct mb_profile *prof,
+		       uint32_t phase, const uint64_t *ips, uint32_t nr);
+void sample_index_free(struct sample_index *ix);
+
 #endif /* MUXBPF_RESOLVE_H */

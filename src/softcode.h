@@ -106,6 +106,8 @@ struct sc_data {
 	const char *names_from; /* "the game", "netmux's memory", or NULL */
 	uint64_t bias;          /* netmux's load bias (for reading its memory) */
 	struct muxbpf_sc_stats stats;
+	/* default mode: samples the stack rule moved between commands (sc_move_between) */
+	uint64_t moved;
 	struct sc_cmd *cmds;
 	size_t ncmds;
 	struct sc_frame *frames;
@@ -185,6 +187,30 @@ struct sc_rows {
 	double scale;
 	uint64_t between_ns; /* task clock between commands (shared out into clock_ns) */
 };
+
+/*
+ * The default mode's stack rule.  netmux leaves mudstate.curr_cmd set after a command returns,
+ * so without the exact mode's probes the samples between two commands count under the one
+ * before: 5-7% of a mixed window's (bench/reports/2026-12-03-softcode-lag.md).  A stack walked
+ * up to main with no process_command frame on it is between commands whatever curr_cmd says.
+ * A stack cut short (a failed walk, a leaf only) says nothing and keeps its command; so does
+ * a typed command's preamble inside process_command, before it sets curr_cmd.
+ */
+struct mb_profile;
+struct mb_resolved;
+struct mb_rstack;
+struct mb_sym;
+struct sample_index;
+/* Is a stack (frames leaf first, resolved) between commands: main on it, process_command not? */
+bool sc_stack_between(const struct mb_sym *frames, uint32_t n);
+/* The resolved stack of a count's samples (netmux's command thread, ix over its samples), or
+ * NULL when no sample has it. */
+const struct mb_rstack *sc_count_stack(const struct sc_count *c, const struct mb_profile *prof,
+				       const struct mb_resolved *res, const struct sample_index *ix);
+/* Every count of a command (cmd != 0) that between() says is between commands moves to cmd 0.
+ * Returns the samples moved. */
+uint64_t sc_move_between(struct sc_count *v, size_t n,
+			 bool (*between)(const struct sc_count *c, void *ctx), void *ctx);
 
 /* Rows of phase by command label; oncpu_ns: the phase's exact on-CPU (0: no scaling).
  * 0 or -ENOMEM. */

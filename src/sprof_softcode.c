@@ -15,60 +15,9 @@
 #include "softcode.h"
 #include "sprof.h"
 
-static uint64_t hash_ips(uint32_t phase, const uint64_t *ips, uint32_t nr)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ phase;
-
-	for (uint32_t i = 0; i < nr; i++)
-		h = (h ^ ips[i]) * 0xff51afd7ed558ccdull;
-	return h ^ nr;
-}
-
 static bool anchors(const struct mb_sym *f, const char *prefix)
 {
 	return f->name && !strncmp(f->name, prefix, strlen(prefix));
-}
-
-/* Open addressing over the command thread's samples by (phase, stack). */
-struct sample_index {
-	size_t *slots; /* sample index + 1 */
-	size_t size;
-};
-
-static int index_build(struct sample_index *ix, const struct mb_profile *prof, uint32_t pid)
-{
-	ix->size = 1;
-	while (ix->size < prof->n * 2 + 2)
-		ix->size <<= 1;
-	ix->slots = calloc(ix->size, sizeof(*ix->slots));
-	if (!ix->slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < prof->n; i++) {
-		const struct mb_sample *s = &prof->samples[i];
-		size_t h;
-
-		if (s->pid != pid || s->tid != pid)
-			continue;
-		h = hash_ips(s->phase, s->ips, s->nr) & (ix->size - 1);
-		while (ix->slots[h])
-			h = (h + 1) & (ix->size - 1);
-		ix->slots[h] = i + 1;
-	}
-	return 0;
-}
-
-static long index_find(const struct sample_index *ix, const struct mb_profile *prof,
-		       uint32_t phase, const uint64_t *ips, uint32_t nr)
-{
-	size_t h = hash_ips(phase, ips, nr) & (ix->size - 1);
-
-	for (; ix->slots[h]; h = (h + 1) & (ix->size - 1)) {
-		const struct mb_sample *s = &prof->samples[ix->slots[h] - 1];
-
-		if (s->phase == phase && s->nr == nr && !memcmp(s->ips, ips, nr * sizeof(*ips)))
-			return (long)ix->slots[h] - 1;
-	}
-	return -1;
 }
 
 /*
@@ -117,7 +66,7 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 	size_t cap = 0;
 	int err = 0;
 
-	err = index_build(&ix, prof, run->pid);
+	err = sample_index_build(&ix, prof, run->pid, run->pid);
 	if (err)
 		return err;
 	for (size_t i = 0; i < d->ncounts && !err; i++) {
@@ -125,23 +74,14 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 		const char *labels[MUXBPF_SC_DEPTH + 1], *objs[MUXBPF_SC_DEPTH + 1];
 		char files[MUXBPF_SC_DEPTH + 1][80];
 		struct mb_sym sc[MUXBPF_SC_DEPTH + 1];
-		const uint64_t *ips = (const uint64_t *)&c->key.ip;
-		uint32_t nr = c->key.ip ? 1 : 0, n;
+		const struct mb_rstack *st;
+		uint32_t n;
 		int k, ncmd;
-		long s;
 
 		if (c->key.phase >= MUXBPF_MAX_PHASES || !sp->has[c->key.phase])
 			continue;
-		if (c->key.stack_id >= 0) {
-			const struct mb_stack *st = stack_table__find(&prof->stacks, c->key.stack_id);
-
-			if (!st)
-				continue;
-			ips = st->ips;
-			nr = st->nr;
-		}
-		s = index_find(&ix, prof, c->key.phase, ips, nr);
-		if (s < 0 || (size_t)s >= res->n)
+		st = sc_count_stack(c, prof, res, &ix);
+		if (!st)
 			continue;
 		k = sc_sample_frames(d, &c->key, labels, objs, MUXBPF_SC_DEPTH + 1, &ncmd);
 		for (int j = 0; j < k; j++) {
@@ -155,20 +95,20 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 			sc[j].offset = 0;
 			sc[j].why = MB_NAMED;
 		}
-		if (res->stacks[s].n + k > cap) {
-			struct mb_sym *g = realloc(buf, (res->stacks[s].n + k) * sizeof(*g));
+		if (st->n + k > cap) {
+			struct mb_sym *g = realloc(buf, (st->n + k) * sizeof(*g));
 
 			if (!g) {
 				err = -ENOMEM;
 				break;
 			}
 			buf = g;
-			cap = res->stacks[s].n + k;
+			cap = st->n + k;
 		}
-		n = insert_frames(&res->stacks[s], sc, ncmd, k, buf);
+		n = insert_frames(st, sc, ncmd, k, buf);
 		err = sprof_add_sample(sp, c->key.phase, buf, n, c->count);
 	}
 	free(buf);
-	free(ix.slots);
+	sample_index_free(&ix);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "fold.h"
 #include "probe_cost.h"
+#include "resolve.h"
 #include "softcode.h"
 
 static void test_verb(void **state)
@@ -342,6 +343,130 @@ static void test_probe_cost_from(void **state)
 	assert_true(probe_cost_from(b2, p2, 0) == 0);
 }
 
+/* Leaf-first frames named by names[] (NULL: an unnamed frame). */
+static void frames_of(struct mb_sym *f, const char *const *names, uint32_t n)
+{
+	memset(f, 0, n * sizeof(*f));
+	for (uint32_t i = 0; i < n; i++)
+		f[i].name = names[i];
+}
+
+/*
+ * The stack rule: a stack walked up to main is whole, and without process_command on it the
+ * sample is between commands.  A stack cut short keeps its command.
+ */
+static void test_stack_between(void **state)
+{
+	static const char *const queue[] = { "free", "Task_RunQueueEntry(void*, int)",
+					     "CScheduler::RunTasks(int)", "shovechars(int, PortInfo*)",
+					     "main", "__libc_start_call_main", "_start" };
+	static const char *const cmd[] = { "mux_exec(...)", "process_command(int, int, int)",
+					   "Task_RunQueueEntry(void*, int)", "main", "_start" };
+	static const char *const cut[] = { "free", "Task_RunQueueEntry(void*, int)", NULL };
+	static const char *const lookalike[] = { "process_commands_of_mine", "main", "_start" };
+	static const char *const mainish[] = { "free", "main_loop", "_start" };
+	struct mb_sym f[8];
+
+	(void)state;
+	frames_of(f, queue, 7);
+	assert_true(sc_stack_between(f, 7));
+	frames_of(f, cmd, 5);
+	assert_false(sc_stack_between(f, 5));
+	/* the leaf alone (a failed walk), or a walk that stopped short of main */
+	assert_false(sc_stack_between(f, 1));
+	frames_of(f, cut, 3);
+	assert_false(sc_stack_between(f, 3));
+	assert_false(sc_stack_between(f, 0));
+	/* names are matched whole: another function that starts alike is not process_command */
+	frames_of(f, lookalike, 3);
+	assert_true(sc_stack_between(f, 3));
+	frames_of(f, mainish, 3);
+	assert_false(sc_stack_between(f, 3));
+}
+
+/* Between commands by stack id: odd ids. */
+static bool odd_stack(const struct sc_count *c, void *ctx)
+{
+	(*(int *)ctx)++;
+	return c->key.stack_id % 2 == 1;
+}
+
+/*
+ * The rule moves a command's counts to command 0, leaves the counts already there and the even
+ * stacks alone, and the rows follow: "(between commands)" gains what the commands lose.
+ */
+static void test_move_between(void **state)
+{
+	struct sc_data d;
+	struct sc_rows rows;
+	int asked = 0;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	add_count(&d, 1, 2, 0, 30);
+	d.counts[d.ncounts - 1].key.stack_id = 4;
+	add_count(&d, 1, 2, 0, 5); /* the action's command still set, its stack in the main loop */
+	d.counts[d.ncounts - 1].key.stack_id = 7;
+	add_count(&d, 1, 3, 0, 3);
+	d.counts[d.ncounts - 1].key.stack_id = 9;
+	add_count(&d, 1, 0, 0, 2); /* no command: not asked */
+	d.counts[d.ncounts - 1].key.stack_id = 11;
+	assert_int_equal(sc_move_between(d.counts, d.ncounts, odd_stack, &asked), 8);
+	assert_int_equal(asked, 3);
+	assert_int_equal(d.counts[0].key.cmd, 2);
+	assert_int_equal(d.counts[1].key.cmd, 0);
+	assert_int_equal(d.counts[2].key.cmd, 0);
+	assert_int_equal(d.counts[3].key.cmd, 0);
+	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
+	assert_int_equal(rows.samples, 40);
+	assert_int_equal(find_row(&rows, "$slow SoftObj(#13)/CMD_SLOW")->samples, 30);
+	assert_int_equal(find_row(&rows, "(between commands)")->samples, 10);
+	for (size_t i = 0; i < rows.n; i++)
+		assert_string_not_equal(rows.v[i].label, "look");
+	sc_rows__free(&rows);
+	/* again: nothing left to move */
+	assert_int_equal(sc_move_between(d.counts, d.ncounts, odd_stack, &asked), 0);
+	sc_data__free(&d);
+}
+
+/*
+ * A count finds its samples' resolved stack by (phase, stack) among the command thread's
+ * samples: not another thread's with the same stack, not another phase's.  A count without a
+ * stack (a failed walk) finds the sample of its leaf alone.
+ */
+static void test_count_stack(void **state)
+{
+	uint64_t a[] = { 0x10, 0x20, 0x30 }, b[] = { 0x11, 0x20, 0x30 }, leaf[] = { 0x99 };
+	struct mb_stack st[] = { { .id = 3, .nr = 3, .ips = a }, { .id = 5, .nr = 3, .ips = b } };
+	struct mb_sample smp[] = {
+		{ .phase = 1, .pid = 100, .tid = 101, .nr = 3, .ips = a, .count = 1 },
+		{ .phase = 1, .pid = 100, .tid = 100, .nr = 3, .ips = a, .count = 1 },
+		{ .phase = 2, .pid = 100, .tid = 100, .nr = 3, .ips = b, .count = 1 },
+		{ .phase = 1, .pid = 100, .tid = 100, .nr = 1, .ips = leaf, .count = 1 },
+	};
+	struct mb_rstack rs[4] = { { NULL, 0 }, { NULL, 1 }, { NULL, 2 }, { NULL, 3 } };
+	struct mb_profile prof = { .samples = smp, .n = 4, .stacks = { st, 2 } };
+	struct mb_resolved res = { rs, 4 };
+	struct sc_count c = { .key = { .phase = 1, .stack_id = 3 } };
+	struct sample_index ix;
+
+	(void)state;
+	assert_int_equal(sample_index_build(&ix, &prof, 100, 100), 0);
+	assert_ptr_equal(sc_count_stack(&c, &prof, &res, &ix), &rs[1]);
+	c.key.stack_id = 5;
+	assert_null(sc_count_stack(&c, &prof, &res, &ix)); /* stack 5 is phase 2's */
+	c.key.phase = 2;
+	assert_ptr_equal(sc_count_stack(&c, &prof, &res, &ix), &rs[2]);
+	c.key.stack_id = 8; /* not in the table */
+	assert_null(sc_count_stack(&c, &prof, &res, &ix));
+	c.key.phase = 1;
+	c.key.stack_id = -1;
+	c.key.ip = 0x99;
+	assert_ptr_equal(sc_count_stack(&c, &prof, &res, &ix), &rs[3]);
+	sample_index_free(&ix);
+}
+
 static void test_path_rows(void **state)
 {
 	const char *labels[4], *objs[4];
@@ -467,6 +592,9 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_command_rows),
 		cmocka_unit_test(test_command_rows_probes),
+		cmocka_unit_test(test_stack_between),
+		cmocka_unit_test(test_move_between),
+		cmocka_unit_test(test_count_stack),
 		cmocka_unit_test(test_probe_cost_from),
 		cmocka_unit_test(test_probe_ends_from),
 		cmocka_unit_test(test_probe_cost_lower),

@@ -119,7 +119,34 @@ grep -Eq 'HeavyObj\(#[0-9]+\)/FN_HEAVY' "$work/att.out" || fail "attach: no name
 grep -Eq 'SoftObj\(#[0-9]+\): @pemit %#=\[strlen\(u\(#' "$work/att.out" || fail "attach: no row for $ufn's action on SoftObj"
 grep -Eq '^ +[0-9]+ +[0-9.]+% +\+-[0-9.]+\?? +[0-9.]+ +[0-9.]+ +.*#[0-9]+' "$work/att.out" ||
 	fail "attach: no command rows"
-echo "attach: views named through netmux's memory"
+# Without the exact mode, a sample whose stack was walked to main with no process_command frame
+# is between commands, though netmux left curr_cmd set: the stacks in the folded files (one
+# output) and the command rows (another) must agree.  At least those samples are between.
+node - "$work/att/report.json" "$work/att" <<'JS' || fail "attach: samples outside process_command counted under a command"
+const fs = require('fs');
+const [, , file, dir] = process.argv;
+const sc = JSON.parse(fs.readFileSync(file, 'utf8')).softcode;
+let bad = 0;
+for (const p of sc.phases) {
+	const f = `${dir}/${p.name}.folded`;
+	if (!fs.existsSync(f))
+		continue;
+	let outside = 0;
+	for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+		const frames = line.replace(/ \d+$/, '').split(';');
+		if (frames.includes('main') && !frames.some((x) => x.startsWith('process_command(')))
+			outside += Number(line.match(/ (\d+)$/)[1]);
+	}
+	const b = p.commands.find((c) => c.command === '(between commands)');
+	const between = b ? b.samples : 0;
+	console.log(`${p.name}: ${outside} samples outside process_command, ${between} between commands`);
+	if (between < outside)
+		bad++;
+}
+console.log(`stack rule: ${sc.stack_rule_between} samples moved between commands`);
+process.exit(bad || !(sc.stack_rule_between >= 0) ? 1 : 0);
+JS
+echo "attach: views named through netmux's memory; samples outside process_command between commands"
 
 # --- 3. stripped, no debuginfo; then its debuginfo by build-id ----------------------------------
 src=$out/tinymux/fp/mux2.12/src
