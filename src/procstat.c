@@ -22,6 +22,15 @@ static int read_small(const char *path, char *buf, size_t size)
 	return n ? 0 : -EIO;
 }
 
+/* /proc/PID/task/TID/name into buf: read_small's result. */
+static int read_task_file(pid_t pid, const char *tid, const char *name, char *buf, size_t size)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid, tid, name);
+	return read_small(path, buf, size);
+}
+
 int procstat_parse_stat(const char *text, char *state, uint64_t *utime, uint64_t *stime)
 {
 	/* comm may hold spaces and parentheses: fields restart after the last ')'. */
@@ -74,12 +83,11 @@ static int for_each_task(pid_t pid, int (*fn)(pid_t pid, const char *tid, void *
 static int add_schedstat(pid_t pid, const char *tid, void *ctx)
 {
 	struct proc_times *t = ctx;
-	char path[320], buf[128];
+	char buf[128];
 	unsigned long long ns;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, tid);
 	/* A thread may exit between readdir and open: skip it. */
-	if (read_small(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &ns) != 1)
+	if (read_task_file(pid, tid, "schedstat", buf, sizeof(buf)) || sscanf(buf, "%llu", &ns) != 1)
 		return 0;
 	t->schedstat_ns += ns;
 	t->threads++;
@@ -118,18 +126,17 @@ int procstat_read(pid_t pid, struct proc_times *out)
  */
 static int check_running(pid_t pid, const char *tid, void *ctx)
 {
-	char path[320], buf[1024], state;
+	char buf[1024], state;
 
 	(void)ctx;
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
-	if (read_small(path, buf, sizeof(buf)) || procstat_parse_stat(buf, &state, NULL, NULL))
+	if (read_task_file(pid, tid, "stat", buf, sizeof(buf)) ||
+	    procstat_parse_stat(buf, &state, NULL, NULL))
 		return 0;
 	if (state == 'R')
 		return 1;
 	if (state == 'Z' || state == 'X')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, tid);
-	if (read_small(path, buf, sizeof(buf)))
+	if (read_task_file(pid, tid, "syscall", buf, sizeof(buf)))
 		return 0;
 	return strncmp(buf, "running", 7) ? 0 : 1;
 }
@@ -167,25 +174,22 @@ static int add_thread(pid_t pid, const char *tid, void *ctx)
 {
 	struct threads_ctx *c = ctx;
 	struct proc_thread *t = &c->out[c->n];
-	char path[320], buf[2048];
+	char buf[2048];
 	long long sys = -1, v1, v2;
 	unsigned long long rt = 0;
 
 	if (c->n >= c->max)
 		return 1;
 	/* "running" or "-1 ..." (blocked outside a syscall) do not parse as a number >= 0 */
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, tid);
-	if (!read_small(path, buf, sizeof(buf)) && sscanf(buf, "%lld", &sys) != 1)
+	if (!read_task_file(pid, tid, "syscall", buf, sizeof(buf)) && sscanf(buf, "%lld", &sys) != 1)
 		sys = -1;
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, tid);
-	if (read_small(path, buf, sizeof(buf)))
+	if (read_task_file(pid, tid, "status", buf, sizeof(buf)))
 		return 0;
 	v1 = status_field(buf, "\nvoluntary_ctxt_switches:");
 	v2 = status_field(buf, "nonvoluntary_ctxt_switches:");
 	if (v1 < 0 || v2 < 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", pid, tid);
-	if (!read_small(path, buf, sizeof(buf)))
+	if (!read_task_file(pid, tid, "schedstat", buf, sizeof(buf)))
 		sscanf(buf, "%llu", &rt);
 	t->tid = strtoul(tid, NULL, 10);
 	t->syscall = sys;
