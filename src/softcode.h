@@ -191,8 +191,9 @@ struct sc_rows {
 /*
  * The default mode's stack rule.  netmux leaves mudstate.curr_cmd set after a command returns,
  * so without the exact mode's probes the samples between two commands count under the one
- * before: 5-7% of a mixed window's (bench/reports/2026-12-03-softcode-lag.md).  A stack walked
- * up to main with no process_command frame on it is between commands whatever curr_cmd says.
+ * before: 1.8-7% of a mixed window's samples (bench/reports/2026-12-03-softcode-lag.md).  A
+ * stack walked up to main with no process_command frame on it is between commands whatever
+ * curr_cmd says.
  * A stack cut short (a failed walk, a leaf only) says nothing and keeps its command; so does
  * a typed command's preamble inside process_command, before it sets curr_cmd.
  */
