@@ -104,10 +104,10 @@ mkfifo "$work/serve.in"
 exec 9>"$work/serve.in"
 for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 read -r spid sport <"$work/serve.out" || fail "helper_live serve did not start"
-"$muxbpf" attach --port "$sport" --control "$work/actl" --by command,softcode --out "$work/att" \
+"$muxbpf" attach --port "$sport" --control "$work/actl" --by command,softcode --freq 1999 --out "$work/att" \
 	-q >"$work/att.out" 2>"$work/att.err" &
 apid=$!
-count=200 "$helper" softcode "$sport" "$work/actl" 200 >"$work/att.helper" 2>&1 ||
+count=600 "$helper" softcode "$sport" "$work/actl" 600 >"$work/att.helper" 2>&1 ||
 	{ cat "$work/att.helper"; fail "the attached game failed"; }
 "$helper" ctl "$work/actl" stop >/dev/null || fail "attach: stop was not acknowledged"
 wait "$apid" || { cat "$work/att.err"; fail "muxbpf attach exited $?"; }
