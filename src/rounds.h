@@ -104,6 +104,7 @@ void rounds_sys_batches(const struct ledger_sys_row *const *cum, const size_t *n
  * of a batch are correlated (bursts, calls that wait on one another), where an interval that
  * takes each call as independent is too narrow.  us_per_call rests on the batches with calls
  * only.  Fewer than 2 batches (with calls, for us_per_call): invalid, lo = hi = the value.
+ * A share above 1 (stolen time inside calls) is invalid too.
  */
 void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *share,
 		   struct stats_ci *us_per_call);

@@ -456,6 +456,14 @@ static void test_sys_ci_known(void **state)
 	rounds_sys_ci(b, 1, &share, &us);
 	assert_false(share.valid);
 	NEAR(share.value, 0.1, 1e-12);
+	/* more syscall CPU than on-CPU (stolen time inside calls): the value, no interval */
+	rounds_sys_batches(cum, ncum, phase_ns, 3, 1, b);
+	for (int j = 0; j < 3; j++)
+		b[j].phase_ns = 100000;
+	rounds_sys_ci(b, 3, &share, &us);
+	assert_false(share.valid);
+	NEAR(share.value, 400.0 / 300, 1e-12);
+	assert_true(share.lo == share.value && share.hi == share.value);
 }
 
 /*
