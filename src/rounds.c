@@ -155,8 +155,8 @@ void rounds_sys_ci(const struct rounds_sys_batch *b, int r, struct stats_ci *sha
 	stats_ratio_rounds(v + 2 * r, v + 3 * r, with_calls, us_per_call);
 	clamp_ci(share, 1, 1);
 	clamp_ci(us_per_call, 0, 1e-3);
-	/* more syscall CPU than on-CPU: the host stole the vCPU inside calls (README, "Stolen
-	 * time"), and no interval of a share holds that; the value stays to show it */
+	/* more syscall CPU than on-CPU (stolen time inside calls, README "Stolen time", or a call
+	 * booked beyond its CPU): no interval of a share holds that; the value stays to show it */
 	if (share->value > 1) {
 		share->valid = false;
 		share->lo = share->hi = share->value;
