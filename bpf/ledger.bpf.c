@@ -116,8 +116,9 @@ struct {
 } site_stats SEC(".maps");
 
 /*
- * A new thread's state, built here: it is larger than the BPF stack.  Only nr, in_ns and epoch
- * are ever written (all of them at every use); the rest stays zero.
+ * A new thread's state, built here: it is larger than the BPF stack.  Only nr, in_ns, epoch,
+ * pending and out_rt are ever written (fresh_state() sets them all at every use); the rest stays
+ * zero.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -136,6 +137,8 @@ static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep,
 		n->nr = -1;
 		n->in_ns = in_ns;
 		n->epoch = ep;
+		n->pending = 0;
+		n->out_rt = 0;
 	}
 	return n;
 }
@@ -637,22 +640,32 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 }
 
 /*
- * A thread's first time on a CPU (sched_info.pcount is counted after this tracepoint): it
- * waited on a runqueue since its creation.  Book that as off-CPU outside syscalls, and start
- * its state, so a thread born inside a phase closes the ledger like the others.
+ * A thread with no state gets the CPU.  Start its state here with its running interval open
+ * (its runtime is fresh: it has not run since the kernel updated it at its last switch-out), so
+ * the interval's switch path is booked at its switch-out.  Else the first interval's wall beyond
+ * its runtime (the switch path, and the time a host stole from the vCPU where the runtime
+ * leaves it out) is in no term of the balance: it is left over.  (The loader's seeded states
+ * start pending for the same reason: src/profiler.c, seed_ledger().)
+ * On its first time on a CPU ever (sched_info.pcount is counted after this tracepoint) the
+ * thread waited on a runqueue since its creation: book that as off-CPU outside syscalls, so a
+ * thread born inside a phase closes the ledger like the others.  (The call it may be blocked in
+ * was not seen: nr stays -1, and its tail counts as user time, as before the state existed.)
  */
-static __always_inline void first_run(struct task_struct *next, __u32 tid, __u32 ph, __u64 now)
+static __always_inline void first_in(struct task_struct *next, __u32 tid, __u32 ph, __u64 now)
 {
 	struct muxbpf_thread_state *init;
 	__u64 start = next->start_time;
 	struct muxbpf_thread_val *tv;
+	bool born = next->sched_info.pcount == 0 && start <= now;
 
-	if (next->sched_info.pcount != 0 || start > now)
-		return;
 	init = fresh_state(phase_epoch >> 32, now);
-	if (!init || bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
+	if (!init)
 		return;
-	tv = thread_val(ph, tid);
+	init->pending = 1;
+	init->out_rt = next->se.sum_exec_runtime;
+	if (bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
+		return;
+	tv = born ? thread_val(ph, tid) : NULL;
 	if (tv)
 		__sync_fetch_and_add(&tv->preempt_user_ns, now - start);
 }
@@ -665,7 +678,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	struct muxbpf_thread_val *tv;
 
 	if (!s) {
-		first_run(next, tid, ph, now);
+		first_in(next, tid, ph, now);
 		return;
 	}
 	if (!s->off)
