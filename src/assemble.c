@@ -360,7 +360,8 @@ static int label_sites(struct report *r, const struct sites *s)
 
 /* sprof's view of the run: the samples of the target and the report's ledgers. */
 static int add_to_sprof(struct sprof *sp, const struct report *r, const struct run *run,
-			const struct mb_resolved *res, const struct sites *s)
+			const struct mb_resolved *res, const struct sample_index *ix,
+			const struct sites *s)
 {
 	const struct phase_ledger *ledgers[MUXBPF_MAX_PHASES];
 	const struct mb_rstack *sites[MUXBPF_MAX_PHASES];
@@ -370,7 +371,8 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 				.sites = sites, .site_every = r->site_every,
 				.softcode = run->softcode.valid && (r->by & FOLD_VIEW_SOFTCODE)
 						    ? &run->softcode
-						    : NULL };
+						    : NULL,
+				.ix = ix };
 
 	for (int i = 0; i < r->nphases; i++) {
 		ids[i] = r->phases[i].id;
@@ -384,13 +386,13 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 struct between_ctx {
 	const struct mb_profile *prof;
 	const struct mb_resolved *res;
-	struct sample_index ix;
+	const struct sample_index *ix;
 };
 
 static bool count_between(const struct sc_count *c, void *ctx)
 {
 	const struct between_ctx *b = ctx;
-	const struct mb_rstack *st = sc_count_stack(c, b->prof, b->res, &b->ix);
+	const struct mb_rstack *st = sc_count_stack(c, b->prof, b->res, b->ix);
 
 	return st && sc_stack_between(st->frames, st->n);
 }
@@ -398,19 +400,16 @@ static bool count_between(const struct sc_count *c, void *ctx)
 /*
  * The default softcode mode's stack rule (softcode.h) on the run's counts, before anything reads
  * them: the final counts and every mark's, so that the batches still add up to the phase.
- * The exact mode's probes already say when a command ran.  0 or -ENOMEM.
+ * The exact mode's probes already say when a command ran.
  */
-static int softcode_stack_rule(struct run *run, const struct mb_resolved *res)
+static void softcode_stack_rule(struct run *run, const struct mb_resolved *res,
+				const struct sample_index *ix)
 {
-	struct between_ctx b = { .prof = &run->profile, .res = res };
+	struct between_ctx b = { .prof = &run->profile, .res = res, .ix = ix };
 	struct sc_data *d = &run->softcode;
-	int err;
 
 	if (!d->valid || d->exact)
-		return 0;
-	err = sample_index_build(&b.ix, &run->profile, (uint32_t)run->pid, (uint32_t)run->pid);
-	if (err)
-		return err;
+		return;
 	d->moved = sc_move_between(d->counts, d->ncounts, count_between, &b);
 	for (int i = 0; i < run->nwindows; i++)
 		for (unsigned int j = 0; j < run->windows[i].nmarks; j++) {
@@ -418,13 +417,12 @@ static int softcode_stack_rule(struct run *run, const struct mb_resolved *res)
 
 			sc_move_between(m->counts, m->ncounts, count_between, &b);
 		}
-	sample_index_free(&b.ix);
-	return 0;
 }
 
 int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp)
 {
 	struct mb_resolved res = {};
+	struct sample_index ix = {};
 	struct sites sites = {};
 	struct symbolizer *sym;
 	double t0, t1;
@@ -476,8 +474,11 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	t0 = mono_ms();
 	err = resolve_profile(sym, run->maps, &run->last_maps, &run->profile, run->pid, &res);
 	t1 = mono_ms();
+	/* the softcode counts' join with the resolved stacks: for the stack rule and the artifacts */
+	if (!err && run->softcode.valid)
+		err = sample_index_build(&ix, &run->profile, (uint32_t)run->pid, (uint32_t)run->pid);
 	if (!err)
-		err = softcode_stack_rule(run, &res);
+		softcode_stack_rule(run, &res, &ix);
 	if (!err)
 		err = fold_all(r, run, &res);
 	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
@@ -487,7 +488,8 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	if (!err && r->ledger)
 		err = label_sites(r, &sites);
 	if (!err && sp)
-		err = add_to_sprof(sp, r, run, &res, &sites);
+		err = add_to_sprof(sp, r, run, &res, &ix, &sites);
+	sample_index_free(&ix);
 	sites_free(&sites, r);
 	resolve_free(&res);
 	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */

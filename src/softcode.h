@@ -202,6 +202,14 @@ struct mb_resolved;
 struct mb_rstack;
 struct mb_sym;
 struct sample_index;
+/*
+ * The C++ frames the softcode views anchor on, as the symbolizer names them (demangled, with
+ * their parameters): a command runs inside process_command, a u() call inside do_ufun.
+ */
+#define SC_ANCHOR_COMMAND "process_command("
+#define SC_ANCHOR_UFUN "do_ufun("
+/* Is frame f the function anchor (one of SC_ANCHOR_*)? */
+bool sc_frame_is(const struct mb_sym *f, const char *anchor);
 /* Is a stack (frames leaf first, resolved) between commands: main on it, process_command not? */
 bool sc_stack_between(const struct mb_sym *frames, uint32_t n);
 /* The resolved stack of a count's samples (netmux's command thread, ix over its samples), or

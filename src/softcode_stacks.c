@@ -26,18 +26,19 @@ const struct mb_rstack *sc_count_stack(const struct sc_count *c, const struct mb
 	return s < 0 || (size_t)s >= res->n ? NULL : &res->stacks[s];
 }
 
+bool sc_frame_is(const struct mb_sym *f, const char *anchor)
+{
+	return f->name && !strncmp(f->name, anchor, strlen(anchor));
+}
+
 bool sc_stack_between(const struct mb_sym *frames, uint32_t n)
 {
 	bool whole = false;
 
 	for (uint32_t i = 0; i < n; i++) {
-		const char *name = frames[i].name;
-
-		if (!name)
-			continue;
-		if (!strncmp(name, "process_command(", strlen("process_command(")))
+		if (sc_frame_is(&frames[i], SC_ANCHOR_COMMAND))
 			return false;
-		if (!strcmp(name, "main"))
+		if (frames[i].name && !strcmp(frames[i].name, "main"))
 			whole = true;
 	}
 	return whole;

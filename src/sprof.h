@@ -103,6 +103,7 @@ struct mb_profile;
 struct mb_resolved;
 struct mb_rstack;
 struct phase_ledger;
+struct sample_index;
 struct sc_data;
 
 /* One run as assemble.c resolved it, for sprof_add_run. */
@@ -115,6 +116,7 @@ struct sprof_run {
 	const struct phase_ledger *const *ledgers; /* per phase, NULL without a ledger */
 	const struct mb_rstack *const *sites; /* per phase, the frames of ledgers[i]->sites[j] */
 	const struct sc_data *softcode; /* --by softcode: the command thread's softcode frames */
+	const struct sample_index *ix;  /* with softcode: its samples by (phase, stack) */
 	unsigned int site_every;        /* the ledger walked 1 call in site_every (0: none) */
 };
 /* Add one run: its samples and the kernel time of its ledgers by call site. */

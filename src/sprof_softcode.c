@@ -15,11 +15,6 @@
 #include "softcode.h"
 #include "sprof.h"
 
-static bool anchors(const struct mb_sym *f, const char *prefix)
-{
-	return f->name && !strncmp(f->name, prefix, strlen(prefix));
-}
-
 /*
  * Leaf-first frames of one stack with the k softcode frames sc[] (outermost first; the first
  * ncmd of them anchor on process_command, the rest on do_ufun) inserted into out (room for
@@ -36,7 +31,7 @@ static uint32_t insert_frames(const struct mb_rstack *st, const struct mb_sym *s
 		const struct mb_sym *f = &st->frames[i];
 
 		out[n++] = *f;
-		if (next < k && anchors(f, next < ncmd ? "process_command(" : "do_ufun("))
+		if (next < k && sc_frame_is(f, next < ncmd ? SC_ANCHOR_COMMAND : SC_ANCHOR_UFUN))
 			out[n++] = sc[next++];
 	}
 	if (next < k) {
@@ -61,14 +56,10 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 	const struct sc_data *d = run->softcode;
 	const struct mb_profile *prof = run->prof;
 	const struct mb_resolved *res = run->res;
-	struct sample_index ix;
 	struct mb_sym *buf = NULL;
 	size_t cap = 0;
 	int err = 0;
 
-	err = sample_index_build(&ix, prof, run->pid, run->pid);
-	if (err)
-		return err;
 	for (size_t i = 0; i < d->ncounts && !err; i++) {
 		const struct sc_count *c = &d->counts[i];
 		const char *labels[MUXBPF_SC_DEPTH + 1], *objs[MUXBPF_SC_DEPTH + 1];
@@ -80,7 +71,7 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 
 		if (c->key.phase >= MUXBPF_MAX_PHASES || !sp->has[c->key.phase])
 			continue;
-		st = sc_count_stack(c, prof, res, &ix);
+		st = sc_count_stack(c, prof, res, run->ix);
 		if (!st)
 			continue;
 		k = sc_sample_frames(d, &c->key, labels, objs, MUXBPF_SC_DEPTH + 1, &ncmd);
@@ -109,6 +100,5 @@ int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run)
 		err = sprof_add_sample(sp, c->key.phase, buf, n, c->count);
 	}
 	free(buf);
-	sample_index_free(&ix);
 	return err;
 }

@@ -382,6 +382,18 @@ static void test_stack_between(void **state)
 	assert_true(sc_stack_between(f, 3));
 	frames_of(f, mainish, 3);
 	assert_false(sc_stack_between(f, 3));
+	/* the anchors the artifacts' softcode frames go above, by the same test */
+	frames_of(f, cmd, 5);
+	assert_true(sc_frame_is(&f[1], SC_ANCHOR_COMMAND));
+	assert_false(sc_frame_is(&f[0], SC_ANCHOR_COMMAND));
+	frames_of(f, lookalike, 3);
+	assert_false(sc_frame_is(&f[0], SC_ANCHOR_COMMAND));
+	f[0].name = "do_ufun(char*, char**, dbref, dbref, dbref, int, int, char const**, int)";
+	assert_true(sc_frame_is(&f[0], SC_ANCHOR_UFUN));
+	f[0].name = "do_ufunc";
+	assert_false(sc_frame_is(&f[0], SC_ANCHOR_UFUN));
+	f[0].name = NULL;
+	assert_false(sc_frame_is(&f[0], SC_ANCHOR_UFUN));
 }
 
 /* Between commands by stack id: odd ids. */
