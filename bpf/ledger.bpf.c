@@ -117,8 +117,8 @@ struct {
 
 /*
  * A new thread's state, built here: it is larger than the BPF stack.  Only nr, in_ns, epoch,
- * pending and out_rt are ever written (fresh_state() sets them all at every use); the rest stays
- * zero.
+ * pending, out_rt and in_gap are ever written (fresh_state() sets them all at every use); the
+ * rest stays zero.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -139,6 +139,7 @@ static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep,
 		n->epoch = ep;
 		n->pending = 0;
 		n->out_rt = 0;
+		n->in_gap = 0;
 	}
 	return n;
 }
@@ -600,10 +601,29 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
 }
 
+/*
+ * What the kernel's runtime has left out on task's CPU so far: rq->clock - rq->clock_task (time
+ * stolen by the host, interrupt time; 0 where the kernel counts neither apart).  Fresh at
+ * sched_switch: __schedule() updated the clock just before.  The runqueue is reached through the
+ * task's cfs_rq (CONFIG_FAIR_GROUP_SCHED, set in Debian's kernels and this one): the per-CPU
+ * runqueues symbol needs CONFIG_KALLSYMS_ALL, which this machine's kernel lacks.
+ */
+static __always_inline __u64 rq_gap(struct task_struct *t)
+{
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	rq = BPF_CORE_READ(t, se.cfs_rq, rq);
+	if (!rq)
+		return 0;
+	return BPF_CORE_READ(rq, clock) - BPF_CORE_READ(rq, clock_task);
+}
+
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
 static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 {
-	__u64 pe = phase_epoch, rt = prev->se.sum_exec_runtime;
+	__u64 pe = phase_epoch, rt = prev->se.sum_exec_runtime, gap = rq_gap(prev), stolen;
 	__u32 tid = prev->pid, ph = phase_of(pe);
 	struct muxbpf_thread_state *s, *init;
 	struct muxbpf_thread_val *tv;
@@ -628,9 +648,16 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 	tv = thread_val(ph, tid);
 	if (tv) {
 		__sync_fetch_and_add(&tv->switch_out, 1);
-		/* On CPU from the last switch-in to now by our clock, minus the kernel's count. */
-		if (s->pending && !s->off && s->in_ns > s->off_ns && rt >= s->out_rt)
-			__sync_fetch_and_add(&tv->switch_path_ns, (now - s->in_ns) - (rt - s->out_rt));
+		/*
+		 * On CPU from the last switch-in to now by our clock, minus the kernel's count: what
+		 * the runqueue's clocks say the kernel left out is stolen, the rest the switch path.
+		 */
+		if (s->pending && !s->off && s->in_ns > s->off_ns && rt >= s->out_rt) {
+			stolen = gap > s->in_gap ? gap - s->in_gap : 0;
+			__sync_fetch_and_add(&tv->stolen_ns, stolen);
+			__sync_fetch_and_add(&tv->switch_path_ns,
+					     (now - s->in_ns) - (rt - s->out_rt) - stolen);
+		}
 	}
 	s->off = 1;
 	s->off_ns = now;
@@ -663,6 +690,7 @@ static __always_inline void first_in(struct task_struct *next, __u32 tid, __u32 
 		return;
 	init->pending = 1;
 	init->out_rt = next->se.sum_exec_runtime;
+	init->in_gap = rq_gap(next);
 	if (bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
 		return;
 	tv = born ? thread_val(ph, tid) : NULL;
@@ -686,6 +714,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	at_boundary(s, tid, phase_epoch >> 32);
 	s->off = 0;
 	s->in_ns = now;
+	s->in_gap = rq_gap(next);
 	if (s->nr >= 0) {
 		s->run_ns = now;
 		return;

@@ -336,8 +336,8 @@ struct muxbpf_thread_val {
 	 * The context-switch path: time between the tracepoints that the kernel's runtime does
 	 * not count as on-CPU (from update_curr at switch-out to the tracepoint, and from pick
 	 * to the switch-in tracepoint).  Exact per switch: between two switch-outs, the
-	 * tracepoint-measured on-CPU interval minus the runtime's delta.  Signed (two's
-	 * complement in a __u64).
+	 * tracepoint-measured on-CPU interval minus the runtime's delta, less stolen_ns's part.
+	 * Signed (two's complement in a __u64).
 	 */
 	__u64 switch_path_ns;
 	/*
@@ -345,8 +345,17 @@ struct muxbpf_thread_val {
 	 * said switched out), repaired from the kernel's runtime and run_delay.
 	 */
 	__u64 missed_in;
+	/*
+	 * Stolen: in the thread's on-CPU intervals, the time its runqueue's clock advanced and
+	 * its task clock did not (rq->clock - rq->clock_task, fresh at every switch).  That is
+	 * what the kernel's runtime leaves out while the thread holds the CPU: time the host
+	 * stole from the vCPU (CONFIG_PARAVIRT_TIME_ACCOUNTING) and interrupt time
+	 * (CONFIG_IRQ_TIME_ACCOUNTING).  0 on a kernel with neither (Debian's 6.1 and 6.12): there
+	 * the runtime counts that time as the thread's.
+	 */
+	__u64 stolen_ns;
 };
-_Static_assert(sizeof(struct muxbpf_thread_val) == 40, "muxbpf_thread_val layout");
+_Static_assert(sizeof(struct muxbpf_thread_val) == 48, "muxbpf_thread_val layout");
 
 /*
  * A thread's own table of returned calls, a slot per syscall number mod MUXBPF_SYS_CACHE (a
@@ -383,6 +392,7 @@ struct muxbpf_thread_state {
 	__u32 pending;     /* an out -> in -> out interval is open (out_rt, off_ns, in_ns valid) */
 	__u32 site_rng;    /* the call-site draws' counter (bpf/ledger.bpf.c, site_drawn()) */
 	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
+	__u64 in_gap;      /* rq->clock - rq->clock_task at the last switch-in (stolen_ns) */
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
 	__u32 cache_phase; /* the phase of the calls in cache[] */
 	__u32 cache_epoch; /* the boundary cache[] was last flushed at */
@@ -397,7 +407,7 @@ struct muxbpf_thread_state {
 	 */
 	__u32 epoch;
 };
-_Static_assert(sizeof(struct muxbpf_thread_state) == 640, "muxbpf_thread_state layout");
+_Static_assert(sizeof(struct muxbpf_thread_state) == 648, "muxbpf_thread_state layout");
 
 /* One map's occupancy, written by bpf/mapcount.bpf.c's bpf_map iterator. */
 struct muxbpf_map_count {

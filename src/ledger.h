@@ -84,7 +84,9 @@ struct phase_ledger {
 	uint64_t sys_off_ns;     /* off-CPU inside syscalls (blocked or waiting for a CPU) */
 	uint64_t preempt_user_ns; /* off-CPU after preemption in user mode */
 	int64_t switch_path_ns;  /* context-switch path outside the runtime accounting */
-	int64_t leftover_ns;     /* thread_wall - oncpu - sys_off - preempt_user - switch_path */
+	uint64_t stolen_ns;      /* on a CPU, left out of the runtime: the host's steal, IRQ time */
+	int64_t leftover_ns;     /* thread_wall - oncpu - sys_off - preempt_user - switch_path
+				    - stolen */
 	uint64_t run_delay_ns;   /* exact runqueue wait (sched_info) */
 	uint64_t sys_count, sys_inexact;
 	uint64_t switch_in_missed; /* switch-ins the kernel did not report, repaired */

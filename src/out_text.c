@@ -428,7 +428,10 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	print_unnamed(f, t);
 }
 
-/* The ledger's balance: wall = on-CPU + off-CPU in syscalls + preempted in user + leftover. */
+/*
+ * The ledger's balance: wall = on-CPU + off-CPU in syscalls + preempted in user + switch path +
+ * stolen + leftover.
+ */
 static void print_balance(FILE *f, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
@@ -436,11 +439,11 @@ static void print_balance(FILE *f, const struct report_phase *p)
 
 	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f"
 		   " + call-site walks %.2f) + off-CPU in syscalls %.2f + preempted in user mode %.2f"
-		   " + switch path %.2f; leftover %+.3f ms (%+.3f%%)\n",
+		   " + switch path %.2f + stolen %.2f; leftover %+.3f ms (%+.3f%%)\n",
 		l->threads, l->threads == 1 ? "" : "s", ms(l->thread_wall_ns), ms(l->oncpu_ns),
 		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->site_walk_ns), ms(l->sys_off_ns),
 		ms(l->preempt_user_ns),
-		l->switch_path_ns / 1e6, l->leftover_ns / 1e6, lpct);
+		l->switch_path_ns / 1e6, ms(l->stolen_ns), l->leftover_ns / 1e6, lpct);
 	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
 		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
 		   " major (handled in user time)\n",

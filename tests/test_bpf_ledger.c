@@ -69,12 +69,18 @@ static uint64_t steal_ticks(void)
 	return v[7];
 }
 
+/* One /proc/stat tick (USER_HZ), ns. */
+static uint64_t tick_ns(void)
+{
+	return 1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK);
+}
+
 /* Stolen ns around phase ph, at most: the ticks it moved by, one more for the truncation. */
 static uint64_t stolen_ns(int ph)
 {
 	uint64_t d = R.steal[ph][1] - R.steal[ph][0];
 
-	return d ? (d + 1) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK)) : 0;
+	return d ? (d + 1) * tick_ns() : 0;
 }
 
 /*
@@ -223,11 +229,20 @@ static void test_oncpu_and_closure(void **state)
 
 		print_message("phase %d: wall %.2f ms, on-CPU %.3f ms (schedstat %+.3f%%), user %.3f, "
 			      "sys %.3f, off in syscalls %.3f, preempted %.3f, switch path %.3f, "
-			      "leftover %+.3f%%; unseen by the target up to %.3f ms; stolen by the host "
-			      "up to %.3f%%\n",
+			      "stolen %.3f, leftover %+.3f%%; unseen by the target up to %.3f ms; "
+			      "stolen by the host up to %.3f%%\n",
 			      ph, l->thread_wall_ns / 1e6, l->oncpu_ns / 1e6, diff, l->user_ns / 1e6,
 			      l->sys_cpu_ns / 1e6, l->sys_off_ns / 1e6, l->preempt_user_ns / 1e6,
-			      l->switch_path_ns / 1e6, left, unseen / 1e6, stolen);
+			      l->switch_path_ns / 1e6, l->stolen_ns / 1e6, left, unseen / 1e6, stolen);
+		/*
+		 * The stolen term is the runqueue's clocks; the machine's own count of stolen time
+		 * (/proc/stat, both vCPUs, updated at ticks) bounds it, give or take a tick the
+		 * runqueue's clock runs ahead.  A misread field would show here.
+		 */
+		if (ph < PH_BATCH && l->stolen_ns > stolen_ns(ph) + 2 * tick_ns())
+			fail_msg("phase %d: %.3f ms stolen from the target's threads, the machine "
+				 "counted at most %.3f ms", ph, l->stolen_ns / 1e6,
+				 (stolen_ns(ph) + 2 * tick_ns()) / 1e6);
 		if (over > 1 || diff < -1)
 			fail_msg("phase %d: on-CPU %.3f ms differs from schedstat %.3f ms by %.2f%% "
 				 "(%.3f ms unseen by the target)", ph, l->oncpu_ns / 1e6,
@@ -282,9 +297,11 @@ static void test_write_loop(void **state)
 	assert_int_equal(w->count, writes + 1);
 	assert_int_equal(g->count, writes);
 	assert_int_equal(c->count, 4 * writes);
-	if (ledger > whole)
-		fail_msg("the ledger books %.1f ns of CPU per write, more than the %.1f ns the target "
-			 "measured around the whole call", ledger, whole);
+	/* less the phase's stolen time, which the target's CPU clock leaves out, the ledger not */
+	if (ledger - (double)l->stolen_ns / w->count > whole)
+		fail_msg("the ledger books %.1f ns of CPU per write (%.1f ns stolen a write at most), "
+			 "more than the %.1f ns the target measured around the whole call", ledger,
+			 (double)l->stolen_ns / w->count, whole);
 	if (ledger <= ledger_g)
 		fail_msg("the ledger books %.1f ns of CPU per write, no more than per getppid "
 			 "(%.1f ns)", ledger, ledger_g);
@@ -534,10 +551,17 @@ static void test_burner_sampled(void **state)
 	if (share < lo - 0.03 || share > hi + 0.03)
 		fail_msg("%.1f%% of the samples in burn(), the target spent %.1f-%.1f%% of its "
 			 "user-mode CPU there", 100 * share, 100 * lo, 100 * hi);
-	if (burn_ns > l->oncpu_ns || l->sys_cpu_ns > l->oncpu_ns - burn_ns + clocks)
+	/*
+	 * The ledger's clock inside a call counts what the host stole there, the runtime does not
+	 * (README, "Stolen time"): at most the phase's stolen time.  One CI run without this
+	 * allowance: a 0.88 ms write with the host stealing ~36% of the vCPU around the phase.
+	 */
+	if (burn_ns > l->oncpu_ns ||
+	    l->sys_cpu_ns > l->oncpu_ns - burn_ns + clocks + l->stolen_ns)
 		fail_msg("ledger: %.3f ms in the kernel, %.3f ms on-CPU, of which the target spent "
-			 "%.3f ms in burn(), %.3f ms in the clock reads", l->sys_cpu_ns / 1e6,
-			 l->oncpu_ns / 1e6, burn_ns / 1e6, clocks / 1e6);
+			 "%.3f ms in burn(), %.3f ms in the clock reads; %.3f ms stolen",
+			 l->sys_cpu_ns / 1e6, l->oncpu_ns / 1e6, burn_ns / 1e6, clocks / 1e6,
+			 l->stolen_ns / 1e6);
 }
 
 /*

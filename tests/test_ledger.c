@@ -65,7 +65,8 @@ static void test_window(void **state)
 	};
 	typeof(*((struct mb_ledger_data *)0)->threads) threads[] = {
 		{ { PH, 101 }, { .preempt_user_ns = 4 * MS, .switch_path_ns = 1 * MS } },
-		{ { PH + 1, 101 }, { .preempt_user_ns = 50 * MS } },
+		{ { PH, 102 }, { .stolen_ns = 3 * MS } },
+		{ { PH + 1, 101 }, { .preempt_user_ns = 50 * MS, .stolen_ns = 7 * MS } },
 	};
 	static struct mb_ledger_data d;
 	struct phase_ledger l;
@@ -78,7 +79,7 @@ static void test_window(void **state)
 	d.wakes = wakes;
 	d.nwakes = 5;
 	d.threads = threads;
-	d.nthreads = 2;
+	d.nthreads = 3;
 	d.lost[PH] = 3;
 	d.lost_by[PH][MUXBPF_LMAP_SITES] = 3;
 	assert_int_equal(ledger_build(&d, PH, PID, &from, &to, &l), 0);
@@ -120,11 +121,15 @@ static void test_window(void **state)
 	assert_int_equal(l.site_walk_ns, 3000);
 	assert_int_equal(l.sites[0].cpu_sq, (MS / 2 >> 4) * (MS / 2 >> 4));
 
-	/* the balance: thread wall = on-CPU + off-CPU in syscalls + preempted + switch path + L */
+	/*
+	 * the balance: thread wall = on-CPU + off-CPU in syscalls + preempted + switch path +
+	 * stolen + L, the threads summed (the other phase's stolen time is not this one's)
+	 */
 	assert_int_equal(l.preempt_user_ns, 4 * MS);
 	assert_int_equal(l.switch_path_ns, 1 * MS);
+	assert_int_equal(l.stolen_ns, 3 * MS);
 	assert_int_equal(l.leftover_ns, (int64_t)(150 * MS - 35 * MS - (38 * MS - 8000) - 4 * MS -
-						  1 * MS));
+						  1 * MS - 3 * MS));
 
 	/* two slave processes are one row; sorted by count */
 	assert_int_equal(l.wakeups, 56);

@@ -249,12 +249,14 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     var l = p.ledger;
     if (!l) return card('Ledger', null, [el('p', { cls: 'small', text: r.ledger ?
       'no ledger for this phase' : 'the ledger was off (--no-ledger)' })]);
-    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns - l.site_walk_ns;
+    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns - l.site_walk_ns -
+      l.stolen_ns;
     var parts = [['user', 'k-user', l.user_ns, 'user mode on-CPU'],
       ['syscalls', 'k-sys', l.sys_cpu_ns, 'on-CPU inside syscalls'],
       ['off-CPU in syscalls', 'k-off', l.sys_off_ns, 'blocked or waiting inside syscalls'],
       ['preempted', 'k-pre', l.preempt_user_ns, 'runnable in user mode but not running'],
       ['call-site walks', 'k-walk', l.site_walk_ns, 'this profiler\u2019s stack walks for the call sites, after the calls'],
+      ['stolen', 'k-steal', l.stolen_ns, 'on a CPU, but left out of the kernel\u2019s runtime: the host ran something else on the vCPU, or interrupts'],
       ['switch path + leftover', 'k-other', other > 0 ? other : 0, 'the context switch itself and the unaccounted rest']];
     var W = l.thread_wall_ns || 1;
     var bar = el('div', { cls: 'balance', title: 'thread wall ' + ms(l.thread_wall_ns) + ' ms' },
@@ -267,7 +269,7 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     }));
     var kids = [el('div', { cls: 'small' }, [l.threads + (l.threads === 1 ? ' thread' : ' threads') +
       ', wall ' + ms(l.thread_wall_ns) + ' ms = on-CPU ' + ms(l.oncpu_ns) + ' + off-CPU ' + ms(l.off_cpu_ns) +
-      ' + switch path ' + ms(l.switch_path_ns) + '; leftover ' + ms(l.leftover_ns, 3) + ' ms']), bar, legend,
+      ' + switch path ' + ms(l.switch_path_ns) + ' + stolen ' + ms(l.stolen_ns) + '; leftover ' + ms(l.leftover_ns, 3) + ' ms']), bar, legend,
       el('div', { cls: 'small' }, ['runqueue wait ' + ms(l.run_delay_ns) + ' ms \u00b7 switches ' + l.nvcsw +
         ' voluntary, ' + l.nivcsw + ' involuntary \u00b7 wakeups ' + l.wakeups + ' (' + num(l.wakeups_per_s, 1) +
         '/s)' + (l.lost ? ' \u00b7 ' + l.lost + ' ledger entries LOST' : '')])];
