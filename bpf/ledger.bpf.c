@@ -245,6 +245,37 @@ static __always_inline int count_run(int prog, __u64 t0, bool in_ctx)
 }
 
 /*
+ * What the kernel's runtime has left out on task's CPU so far: rq->clock - rq->clock_task (time
+ * stolen by the host, interrupt time; 0 where the kernel counts neither apart).  Never falls.
+ * Fresh at sched_switch (__schedule() updated the clock just before); at syscall entry and exit
+ * it is as of the CPU's last tick or scheduler event.  The runqueue is reached through the
+ * task's cfs_rq (CONFIG_FAIR_GROUP_SCHED, set in Debian's kernels and this one): the per-CPU
+ * runqueues symbol needs CONFIG_KALLSYMS_ALL, which this machine's kernel lacks.  Direct BTF
+ * loads, no helper calls: this runs at every syscall entry and exit.
+ */
+static __always_inline __u64 rq_gap(struct task_struct *t)
+{
+	struct cfs_rq *cfs;
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return 0;
+	cfs = t->se.cfs_rq;
+	if (!cfs)
+		return 0;
+	rq = cfs->rq;
+	if (!rq)
+		return 0;
+	return rq->clock - rq->clock_task;
+}
+
+/* Stolen between two readings of rq_gap() on one CPU. */
+static __always_inline __u64 gap_since(__u64 gap, __u64 from)
+{
+	return gap > from ? gap - from : 0;
+}
+
+/*
  * Before the first change to a thread's state after a boundary: keep the call in flight as it
  * was at the boundary (the state is unchanged since: no event touched it).  The copy, then its
  * tag, then the state's own epoch, then any other change: a loader that reads the state and then
@@ -293,7 +324,7 @@ static __always_inline void *upsert(void *map, const void *key, const void *zero
 }
 
 static __always_inline void add_sys(__u32 ph, __u32 tid, __u64 nr, __u64 count, __u64 cpu,
-				    __u64 wall, __u64 inexact)
+				    __u64 wall, __u64 inexact, __u64 stolen)
 {
 	struct muxbpf_sys_key k = { .phase = ph, .tid = tid, .nr = (__u32)nr };
 	struct muxbpf_sys_val zero = {}, *v;
@@ -305,6 +336,7 @@ static __always_inline void add_sys(__u32 ph, __u32 tid, __u64 nr, __u64 count, 
 	__sync_fetch_and_add(&v->cpu_ns, cpu);
 	__sync_fetch_and_add(&v->wall_ns, wall);
 	__sync_fetch_and_add(&v->inexact, inexact);
+	__sync_fetch_and_add(&v->stolen_ns, stolen);
 }
 
 static __always_inline void flush_slot(struct muxbpf_thread_state *s, __u32 tid,
@@ -312,8 +344,9 @@ static __always_inline void flush_slot(struct muxbpf_thread_state *s, __u32 tid,
 {
 	if (!c->count)
 		return;
-	add_sys(s->cache_phase, tid, c->nr, c->count, c->cpu_ns, c->wall_ns, c->inexact);
-	c->count = c->cpu_ns = c->wall_ns = 0;
+	add_sys(s->cache_phase, tid, c->nr, c->count, c->cpu_ns, c->wall_ns, c->inexact,
+		c->stolen_ns);
+	c->count = c->cpu_ns = c->wall_ns = c->stolen_ns = 0;
 	c->inexact = 0;
 }
 
@@ -324,7 +357,7 @@ static __always_inline void flush_slot(struct muxbpf_thread_state *s, __u32 tid,
  * holds one phase); the loader adds what is still in the tables at the end.
  */
 static __always_inline void book_sys(struct muxbpf_thread_state *s, __u32 tid, __u32 ph,
-				     __u32 ep, __u64 cpu, __u64 wall, __u64 inexact)
+				     __u32 ep, __u64 cpu, __u64 wall, __u64 inexact, __u64 stolen)
 {
 	struct muxbpf_sys_slot *c;
 
@@ -342,6 +375,7 @@ static __always_inline void book_sys(struct muxbpf_thread_state *s, __u32 tid, _
 	c->cpu_ns += cpu;
 	c->wall_ns += wall;
 	c->inexact += inexact;
+	c->stolen_ns += stolen;
 }
 
 /*
@@ -505,6 +539,8 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	s->phase = ph;
 	s->csw = task_csw(task);
 	s->rt_enter = task->se.sum_exec_runtime;
+	s->run_gap = rq_gap(task);
+	s->stolen_in = 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -552,7 +588,7 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 	__u32 tid = (__u32)pid_tgid, pid = pid_tgid >> 32, ph;
 	struct muxbpf_thread_state *s;
 	struct task_struct *task;
-	__u64 cpu, wall, inexact = 0, switches, pe;
+	__u64 cpu, wall, inexact = 0, switches, pe, stolen;
 
 	s = bpf_map_lookup_elem(&thread_state, &tid);
 	if (!s || s->nr < 0)
@@ -561,11 +597,14 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 	ph = phase_of(pe);
 	at_boundary(s, tid, pe >> 32);
 	task = bpf_get_current_task_btf();
-	if (s->off)
+	if (s->off) {
 		missed_in(s, task, ph, tid, now); /* the CPU since the switch-out is in cpu_ns now */
-	else
+	} else {
 		s->cpu_ns += now - s->run_ns;
+		s->stolen_in += gap_since(rq_gap(task), s->run_gap);
+	}
 	cpu = s->cpu_ns;
+	stolen = s->stolen_in;
 	wall = now - s->enter_ns;
 	inexact = s->inexact;
 	switches = task_csw(task) - s->csw;
@@ -576,13 +615,18 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 		struct muxbpf_thread_val *tv = thread_val(ph, tid);
 
 		cpu = rt < wall ? rt : wall;
+		stolen = 0; /* the runtime leaves it out */
 		inexact = 1;
 		if (tv)
 			__sync_fetch_and_add(&tv->missed, 1);
 	}
 	if (cpu > wall)
 		cpu = wall;
-	book_sys(s, tid, ph, pe >> 32, cpu, wall, inexact);
+	/* what the host stole inside the call is not the call's CPU (the runtime agrees) */
+	if (stolen > cpu)
+		stolen = cpu;
+	cpu -= stolen;
+	book_sys(s, tid, ph, pe >> 32, cpu, wall, inexact, stolen);
 	if (ledger_site_every)
 		walk_site(regs, s, ph, pid, cpu, wall, now);
 	s->nr = -1;
@@ -599,25 +643,6 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	sys_exit(regs, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
-}
-
-/*
- * What the kernel's runtime has left out on task's CPU so far: rq->clock - rq->clock_task (time
- * stolen by the host, interrupt time; 0 where the kernel counts neither apart).  Fresh at
- * sched_switch: __schedule() updated the clock just before.  The runqueue is reached through the
- * task's cfs_rq (CONFIG_FAIR_GROUP_SCHED, set in Debian's kernels and this one): the per-CPU
- * runqueues symbol needs CONFIG_KALLSYMS_ALL, which this machine's kernel lacks.
- */
-static __always_inline __u64 rq_gap(struct task_struct *t)
-{
-	struct rq *rq;
-
-	if (!bpf_core_field_exists(t->se.cfs_rq))
-		return 0;
-	rq = BPF_CORE_READ(t, se.cfs_rq, rq);
-	if (!rq)
-		return 0;
-	return BPF_CORE_READ(rq, clock) - BPF_CORE_READ(rq, clock_task);
 }
 
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
@@ -639,10 +664,12 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 		return;
 	at_boundary(s, tid, pe >> 32);
 	note_clock_gap(prev, now);
-	if (s->off)
+	if (s->off) {
 		missed_in(s, prev, ph, tid, 0); /* marks it on: no switch path for this interval */
-	else if (s->nr >= 0)
+	} else if (s->nr >= 0) {
 		s->cpu_ns += now - s->run_ns;
+		s->stolen_in += gap_since(gap, s->run_gap);
+	}
 	if (s->nr >= 0)
 		s->outs++;
 	tv = thread_val(ph, tid);
@@ -653,7 +680,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 		 * the runqueue's clocks say the kernel left out is stolen, the rest the switch path.
 		 */
 		if (s->pending && !s->off && s->in_ns > s->off_ns && rt >= s->out_rt) {
-			stolen = gap > s->in_gap ? gap - s->in_gap : 0;
+			stolen = gap_since(gap, s->in_gap);
 			__sync_fetch_and_add(&tv->stolen_ns, stolen);
 			__sync_fetch_and_add(&tv->switch_path_ns,
 					     (now - s->in_ns) - (rt - s->out_rt) - stolen);
@@ -717,6 +744,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	s->in_gap = rq_gap(next);
 	if (s->nr >= 0) {
 		s->run_ns = now;
+		s->run_gap = s->in_gap;
 		return;
 	}
 	/* Off CPU in user mode: the thread was preempted (user mode cannot block). */

@@ -259,8 +259,15 @@ struct muxbpf_sys_val {
 	__u64 cpu_ns;  /* on-CPU inside the call (wall minus the off-CPU intervals) */
 	__u64 wall_ns; /* enter to exit */
 	__u64 inexact; /* calls where a missing sched_switch was detected (cpu estimated) */
+	/*
+	 * Stolen inside the calls (muxbpf_thread_val.stolen_ns), out of cpu_ns: cpu_ns + stolen_ns
+	 * is the time on a CPU.  From the runqueue's clocks at entry, exit and switches; at entry
+	 * and exit they are as of the CPU's last tick or scheduler event, so stolen time is booked
+	 * to the call, or the user code, that runs when the kernel notices it.
+	 */
+	__u64 stolen_ns;
 };
-_Static_assert(sizeof(struct muxbpf_sys_val) == 32, "muxbpf_sys_val layout");
+_Static_assert(sizeof(struct muxbpf_sys_val) == 40, "muxbpf_sys_val layout");
 
 /* Kernel time by user call site: the user stack at syscall entry. */
 /*
@@ -370,8 +377,9 @@ struct muxbpf_sys_slot {
 	__u64 count;
 	__u64 cpu_ns;
 	__u64 wall_ns;
+	__u64 stolen_ns;
 };
-_Static_assert(sizeof(struct muxbpf_sys_slot) == 32, "muxbpf_sys_slot layout");
+_Static_assert(sizeof(struct muxbpf_sys_slot) == 40, "muxbpf_sys_slot layout");
 
 /* A thread's state between events (ledger.bpf.c's own; exposed for the in-flight read at the
  * end of a run). */
@@ -393,6 +401,8 @@ struct muxbpf_thread_state {
 	__u32 site_rng;    /* the call-site draws' counter (bpf/ledger.bpf.c, site_drawn()) */
 	__u64 out_delay;   /* sched_info.run_delay at the last switch-out (fresh there) */
 	__u64 in_gap;      /* rq->clock - rq->clock_task at the last switch-in (stolen_ns) */
+	__u64 run_gap;     /* the same at enter_ns or the last switch-in in the call (run_ns) */
+	__u64 stolen_in;   /* stolen in the syscall since enter_ns (muxbpf_sys_val.stolen_ns) */
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
 	__u32 cache_phase; /* the phase of the calls in cache[] */
 	__u32 cache_epoch; /* the boundary cache[] was last flushed at */
@@ -407,7 +417,7 @@ struct muxbpf_thread_state {
 	 */
 	__u32 epoch;
 };
-_Static_assert(sizeof(struct muxbpf_thread_state) == 648, "muxbpf_thread_state layout");
+_Static_assert(sizeof(struct muxbpf_thread_state) == 792, "muxbpf_thread_state layout");
 
 /* One map's occupancy, written by bpf/mapcount.bpf.c's bpf_map iterator. */
 struct muxbpf_map_count {

@@ -106,7 +106,8 @@ static int add_cached(struct mb_ledger_data *d, const struct mb_inflight *st)
 			d->sys[d->nsys].v = (struct muxbpf_sys_val){ .count = c->count,
 								     .cpu_ns = c->cpu_ns,
 								     .wall_ns = c->wall_ns,
-								     .inexact = c->inexact };
+								     .inexact = c->inexact,
+								     .stolen_ns = c->stolen_ns };
 			d->nsys++;
 		}
 	}

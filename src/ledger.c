@@ -207,23 +207,27 @@ static uint64_t inflight_cpu(const struct muxbpf_thread_state *s, uint32_t tid,
 }
 
 /*
- * Move a part of a call (wall, cpu) into (sign > 0) or out of (sign < 0) the window.  Only the
- * syscall table: a call's site is walked at its exit, and booked whole to the phase it returns
- * in.
+ * Move a part of a call (wall, time on a CPU, of which stolen) into (sign > 0) or out of
+ * (sign < 0) the window.  Only the syscall table: a call's site is walked at its exit, and
+ * booked whole to the phase it returns in.
  */
 static int adjust(struct phase_ledger *l, const struct muxbpf_thread_state *s, int sign,
-		  uint64_t wall, uint64_t cpu)
+		  uint64_t wall, uint64_t cpu, uint64_t stolen)
 {
 	struct ledger_sys_row *r = sys_row(l, (uint32_t)s->nr);
 
 	if (!r)
 		return -ENOMEM;
+	stolen = stolen < cpu ? stolen : cpu;
+	cpu -= stolen;
 	if (sign > 0) {
 		r->wall_ns += wall;
 		r->cpu_ns += cpu;
+		r->stolen_ns += stolen;
 	} else {
 		r->wall_ns = sub_clamp(r->wall_ns, wall);
 		r->cpu_ns = sub_clamp(r->cpu_ns, cpu);
+		r->stolen_ns = sub_clamp(r->stolen_ns, stolen);
 	}
 	return 0;
 }
@@ -247,14 +251,17 @@ static int fix_inflight(struct phase_ledger *l, uint32_t tid, const struct mb_bo
 	if (rt && rt->exit_ns && rt->exit_ns < t1)
 		t1 = rt->exit_ns > t0 ? rt->exit_ns : t0;
 
+	/* stolen_in: as of the call's last switch (a part running at the boundary has none) */
 	if (f0 && f1 && f0->enter_ns == f1->enter_ns)
 		return adjust(l, f1, 1, t1 - t0,
-			      sub_clamp(inflight_cpu(f1, tid, to), inflight_cpu(f0, tid, from)));
+			      sub_clamp(inflight_cpu(f1, tid, to), inflight_cpu(f0, tid, from)),
+			      sub_clamp(f1->stolen_in, f0->stolen_in));
 	if (f0)
-		err = adjust(l, f0, -1, sub_clamp(t0, f0->enter_ns), inflight_cpu(f0, tid, from));
+		err = adjust(l, f0, -1, sub_clamp(t0, f0->enter_ns), inflight_cpu(f0, tid, from),
+			     f0->stolen_in);
 	if (f1 && !err)
 		err = adjust(l, f1, 1, t1 - (f1->enter_ns > t0 ? f1->enter_ns : t0),
-			     inflight_cpu(f1, tid, to));
+			     inflight_cpu(f1, tid, to), f1->stolen_in);
 	return err;
 }
 
@@ -273,6 +280,7 @@ static int add_syscalls(struct phase_ledger *l, const struct mb_ledger_data *d,
 		r->cpu_ns += d->sys[i].v.cpu_ns;
 		r->wall_ns += d->sys[i].v.wall_ns;
 		r->inexact += d->sys[i].v.inexact;
+		r->stolen_ns += d->sys[i].v.stolen_ns;
 	}
 	for (size_t i = 0; i < d->nsites; i++) {
 		struct ledger_site_row *r;
@@ -368,6 +376,7 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 		l->sys_wall_ns += l->sys[i].wall_ns;
 		l->sys_count += l->sys[i].count;
 		l->sys_inexact += l->sys[i].inexact;
+		l->sys_stolen_ns += l->sys[i].stolen_ns;
 	}
 	for (size_t i = 0; i < d->nthreads; i++) {
 		if (d->threads[i].k.phase != phase)
@@ -377,7 +386,8 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 		l->stolen_ns += d->threads[i].v.stolen_ns;
 		l->switch_in_missed += d->threads[i].v.missed_in;
 	}
-	l->sys_off_ns = sub_clamp(l->sys_wall_ns, l->sys_cpu_ns);
+	/* a call's wall: its CPU, the time stolen from it, and the rest off the CPU */
+	l->sys_off_ns = sub_clamp(l->sys_wall_ns, l->sys_cpu_ns + l->sys_stolen_ns);
 	l->user_ns = sub_clamp(l->oncpu_ns, l->sys_cpu_ns + l->site_walk_ns);
 	l->leftover_ns = (int64_t)l->thread_wall_ns - (int64_t)l->oncpu_ns -
 			 (int64_t)l->sys_off_ns - (int64_t)l->preempt_user_ns - l->switch_path_ns -

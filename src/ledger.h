@@ -51,6 +51,7 @@ struct mb_boundary {
 struct ledger_sys_row {
 	uint32_t nr;
 	uint64_t count, cpu_ns, wall_ns, inexact;
+	uint64_t stolen_ns; /* stolen inside the calls, out of cpu_ns (muxbpf_sys_val) */
 };
 
 struct ledger_site_row {
@@ -81,6 +82,7 @@ struct phase_ledger {
 	uint64_t user_ns;        /* on-CPU - sys_cpu - site_walk: user code, page faults,
 				    interrupts in user mode */
 	uint64_t sys_wall_ns;    /* wall inside syscalls */
+	uint64_t sys_stolen_ns;  /* stolen inside syscalls (part of stolen_ns, not of sys_cpu_ns) */
 	uint64_t sys_off_ns;     /* off-CPU inside syscalls (blocked or waiting for a CPU) */
 	uint64_t preempt_user_ns; /* off-CPU after preemption in user mode */
 	int64_t switch_path_ns;  /* context-switch path outside the runtime accounting */

@@ -439,11 +439,13 @@ static void print_balance(FILE *f, const struct report_phase *p)
 
 	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f"
 		   " + call-site walks %.2f) + off-CPU in syscalls %.2f + preempted in user mode %.2f"
-		   " + switch path %.2f + stolen %.2f; leftover %+.3f ms (%+.3f%%)\n",
+		   " + switch path %.2f + stolen %.2f (%.2f in syscalls); leftover %+.3f ms"
+		   " (%+.3f%%)\n",
 		l->threads, l->threads == 1 ? "" : "s", ms(l->thread_wall_ns), ms(l->oncpu_ns),
 		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->site_walk_ns), ms(l->sys_off_ns),
 		ms(l->preempt_user_ns),
-		l->switch_path_ns / 1e6, ms(l->stolen_ns), l->leftover_ns / 1e6, lpct);
+		l->switch_path_ns / 1e6, ms(l->stolen_ns), ms(l->sys_stolen_ns), l->leftover_ns / 1e6,
+		lpct);
 	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
 		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
 		   " major (handled in user time)\n",

@@ -118,9 +118,9 @@ static int fold_merge(struct fold_table *out, const struct fold_table *in)
 
 #define LEDGER_SCALARS(X)                                                                          \
 	X(wall_ns) X(thread_wall_ns) X(oncpu_ns) X(sys_cpu_ns) X(site_cpu_ns) X(site_walk_ns)      \
-	X(user_ns) X(sys_wall_ns) X(sys_off_ns) X(preempt_user_ns) X(stolen_ns) X(run_delay_ns)    \
-	X(sys_count) X(sys_inexact) X(switch_in_missed) X(nvcsw) X(nivcsw) X(min_flt) X(maj_flt)   \
-	X(pcount) X(wakeups) X(lost)
+	X(user_ns) X(sys_wall_ns) X(sys_stolen_ns) X(sys_off_ns) X(preempt_user_ns) X(stolen_ns)   \
+	X(run_delay_ns) X(sys_count) X(sys_inexact) X(switch_in_missed) X(nvcsw) X(nivcsw)          \
+	X(min_flt) X(maj_flt) X(pcount) X(wakeups) X(lost)
 
 static void ledger_scalars(struct phase_ledger *out, const struct report *in, int n, int i)
 {
@@ -165,6 +165,7 @@ static int sys_merge(struct phase_ledger *out, const struct phase_ledger *in)
 		r->cpu_ns += in->sys[i].cpu_ns;
 		r->wall_ns += in->sys[i].wall_ns;
 		r->inexact += in->sys[i].inexact;
+		r->stolen_ns += in->sys[i].stolen_ns;
 	}
 	return 0;
 }
@@ -293,6 +294,7 @@ static int ledger_merge(struct report_phase *out, const struct report *in, int n
 		l->sys[j].cpu_ns = per_run(l->sys[j].cpu_ns, n);
 		l->sys[j].wall_ns = per_run(l->sys[j].wall_ns, n);
 		l->sys[j].inexact = per_run(l->sys[j].inexact, n);
+		l->sys[j].stolen_ns = per_run(l->sys[j].stolen_ns, n);
 	}
 	for (size_t j = 0; j < l->nsites; j++) {
 		l->sites[j].count = per_run(l->sites[j].count, n);

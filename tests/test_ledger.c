@@ -42,16 +42,17 @@ static void test_window(void **state)
 		{ .k = 101, .v = { .nr = 23, .enter_ns = T0 - 20 * MS, .cpu_ns = 4000, .off = 1 } },
 	};
 	typeof(*((struct mb_inflight *)0)->v) in1[] = {
-		{ .k = 102, .v = { .nr = 7, .enter_ns = T1 - 10 * MS, .cpu_ns = 2000, .off = 1 } },
+		{ .k = 102,
+		  .v = { .nr = 7, .enter_ns = T1 - 10 * MS, .cpu_ns = 2000, .off = 1, .stolen_in = 500 } },
 		{ .k = 101, .v = { .nr = -1 } }, /* in user mode: not in flight */
 	};
 	struct mb_inflight f0 = { in0, 1 }, f1 = { in1, 2 };
 	struct mb_boundary from = { T0, &s0, &f0 }, to = { T1, &s1, &f1 };
 	typeof(*((struct mb_ledger_data *)0)->sys) sys[] = {
-		{ { PH, 101, 1, 0 }, { 10, 8 * MS, 30 * MS, 1 } },
-		{ { PH, 102, 0, 0 }, { 2, 1 * MS, 2 * MS, 0 } },
-		{ { PH, 101, 23, 0 }, { 1, 10000, 25 * MS, 0 } },
-		{ { PH + 1, 101, 1, 0 }, { 99, 99 * MS, 99 * MS, 0 } },
+		{ { PH, 101, 1, 0 }, { 10, 8 * MS, 30 * MS, 1, 2 * MS } },
+		{ { PH, 102, 0, 0 }, { 2, 1 * MS, 2 * MS, 0, 0 } },
+		{ { PH, 101, 23, 0 }, { 1, 10000, 25 * MS, 0, 0 } },
+		{ { PH + 1, 101, 1, 0 }, { 99, 99 * MS, 99 * MS, 0, 9 * MS } },
 	};
 	typeof(*((struct mb_ledger_data *)0)->sites) sites[] = {
 		{ { PH, 1, 7, PID }, { 1, MS / 2, 1 * MS, (MS / 2 >> 4) * (MS / 2 >> 4), 3000 } },
@@ -106,14 +107,19 @@ static void test_window(void **state)
 	assert_int_equal(l.sys[3].nr, 7);
 	assert_int_equal(l.sys[3].count, 0);
 	assert_int_equal(l.sys[3].wall_ns, 10 * MS);
-	assert_int_equal(l.sys[3].cpu_ns, 2000);
+	/* of its 2 µs on a CPU so far, 0.5 were stolen */
+	assert_int_equal(l.sys[3].cpu_ns, 1500);
+	assert_int_equal(l.sys[3].stolen_ns, 500);
+	assert_int_equal(l.sys[0].stolen_ns, 2 * MS);
 	assert_int_equal(l.sys_count, 13);
 	assert_int_equal(l.sys_inexact, 1);
-	assert_int_equal(l.sys_cpu_ns, 9 * MS + 8000);
+	assert_int_equal(l.sys_cpu_ns, 9 * MS + 7500);
+	assert_int_equal(l.sys_stolen_ns, 2 * MS + 500);
 	assert_int_equal(l.sys_wall_ns, 47 * MS);
-	assert_int_equal(l.sys_off_ns, 47 * MS - 9 * MS - 8000);
+	/* a call's wall less its CPU and its stolen time */
+	assert_int_equal(l.sys_off_ns, 47 * MS - 9 * MS - 7500 - 2 * MS - 500);
 	/* the call-site walk's 3 µs are on-CPU, but neither the call's nor user time */
-	assert_int_equal(l.user_ns, 35 * MS - 9 * MS - 8000 - 3000);
+	assert_int_equal(l.user_ns, 35 * MS - 9 * MS - 7500 - 3000);
 
 	assert_int_equal(l.nsites, 1);
 	assert_int_equal(l.sites[0].stack_id, 7);
@@ -128,7 +134,7 @@ static void test_window(void **state)
 	assert_int_equal(l.preempt_user_ns, 4 * MS);
 	assert_int_equal(l.switch_path_ns, 1 * MS);
 	assert_int_equal(l.stolen_ns, 3 * MS);
-	assert_int_equal(l.leftover_ns, (int64_t)(150 * MS - 35 * MS - (38 * MS - 8000) - 4 * MS -
+	assert_int_equal(l.leftover_ns, (int64_t)(150 * MS - 35 * MS - (36 * MS - 8000) - 4 * MS -
 						  1 * MS - 3 * MS));
 
 	/* two slave processes are one row; sorted by count */
