@@ -117,8 +117,8 @@ struct {
 
 /*
  * A new thread's state, built here: it is larger than the BPF stack.  Only nr, in_ns, epoch,
- * pending, out_rt and in_gap are ever written (fresh_state() sets them all at every use); the
- * rest stays zero.
+ * pending, out_rt, in_gap and gap_cpu are ever written (fresh_state() sets them all at every
+ * use); the rest stays zero.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -140,6 +140,7 @@ static __always_inline struct muxbpf_thread_state *fresh_state(__u32 ep,
 		n->pending = 0;
 		n->out_rt = 0;
 		n->in_gap = 0;
+		n->gap_cpu = 0;
 	}
 	return n;
 }
@@ -269,9 +270,15 @@ static __always_inline __u64 rq_gap(struct task_struct *t)
 	return rq->clock - rq->clock_task;
 }
 
-/* Stolen between two readings of rq_gap() on one CPU. */
-static __always_inline __u64 gap_since(__u64 gap, __u64 from)
+/*
+ * Stolen between two readings of rq_gap(): from, taken on CPU cpu (+ 1), and gap, taken now.
+ * Each runqueue has its own clocks: readings on two CPUs (a switch event the kernel did not
+ * report in between, and the thread moved) say nothing, and count 0.
+ */
+static __always_inline __u64 gap_since(__u64 gap, __u64 from, __u32 cpu)
 {
+	if (cpu != bpf_get_smp_processor_id() + 1)
+		return 0;
 	return gap > from ? gap - from : 0;
 }
 
@@ -540,6 +547,7 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	s->csw = task_csw(task);
 	s->rt_enter = task->se.sum_exec_runtime;
 	s->run_gap = rq_gap(task);
+	s->gap_cpu = bpf_get_smp_processor_id() + 1;
 	s->stolen_in = 0;
 }
 
@@ -601,7 +609,7 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 		missed_in(s, task, ph, tid, now); /* the CPU since the switch-out is in cpu_ns now */
 	} else {
 		s->cpu_ns += now - s->run_ns;
-		s->stolen_in += gap_since(rq_gap(task), s->run_gap);
+		s->stolen_in += gap_since(rq_gap(task), s->run_gap, s->gap_cpu);
 	}
 	cpu = s->cpu_ns;
 	stolen = s->stolen_in;
@@ -649,6 +657,7 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 {
 	__u64 pe = phase_epoch, rt = prev->se.sum_exec_runtime, gap = rq_gap(prev), stolen;
+	__s64 excess;
 	__u32 tid = prev->pid, ph = phase_of(pe);
 	struct muxbpf_thread_state *s, *init;
 	struct muxbpf_thread_val *tv;
@@ -668,7 +677,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 		missed_in(s, prev, ph, tid, 0); /* marks it on: no switch path for this interval */
 	} else if (s->nr >= 0) {
 		s->cpu_ns += now - s->run_ns;
-		s->stolen_in += gap_since(gap, s->run_gap);
+		s->stolen_in += gap_since(gap, s->run_gap, s->gap_cpu);
 	}
 	if (s->nr >= 0)
 		s->outs++;
@@ -680,10 +689,16 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 		 * the runqueue's clocks say the kernel left out is stolen, the rest the switch path.
 		 */
 		if (s->pending && !s->off && s->in_ns > s->off_ns && rt >= s->out_rt) {
-			stolen = gap_since(gap, s->in_gap);
+			/*
+			 * At most the interval's wall beyond the runtime, when there is some: with a
+			 * switch-out the kernel did not report, the readings bracket time off CPU.
+			 */
+			excess = (__s64)(now - s->in_ns) - (__s64)(rt - s->out_rt);
+			stolen = gap_since(gap, s->in_gap, s->gap_cpu);
+			if (excess >= 0 && stolen > (__u64)excess)
+				stolen = excess;
 			__sync_fetch_and_add(&tv->stolen_ns, stolen);
-			__sync_fetch_and_add(&tv->switch_path_ns,
-					     (now - s->in_ns) - (rt - s->out_rt) - stolen);
+			__sync_fetch_and_add(&tv->switch_path_ns, excess - (__s64)stolen);
 		}
 	}
 	s->off = 1;
@@ -718,6 +733,7 @@ static __always_inline void first_in(struct task_struct *next, __u32 tid, __u32 
 	init->pending = 1;
 	init->out_rt = next->se.sum_exec_runtime;
 	init->in_gap = rq_gap(next);
+	init->gap_cpu = bpf_get_smp_processor_id() + 1;
 	if (bpf_map_update_elem(&thread_state, &tid, init, BPF_NOEXIST))
 		return;
 	tv = born ? thread_val(ph, tid) : NULL;
@@ -742,6 +758,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	s->off = 0;
 	s->in_ns = now;
 	s->in_gap = rq_gap(next);
+	s->gap_cpu = bpf_get_smp_processor_id() + 1;
 	if (s->nr >= 0) {
 		s->run_ns = now;
 		s->run_gap = s->in_gap;

@@ -406,7 +406,7 @@ struct muxbpf_thread_state {
 	__u32 inexact;     /* the call in progress missed a switch-in: its CPU is repaired */
 	__u32 cache_phase; /* the phase of the calls in cache[] */
 	__u32 cache_epoch; /* the boundary cache[] was last flushed at */
-	__u32 __pad;
+	__u32 gap_cpu;     /* the CPU of the last in_gap or run_gap reading, + 1 (0: none) */
 	struct muxbpf_sys_slot cache[MUXBPF_SYS_CACHE];
 	__u32 __pad2;
 	/*
