@@ -477,10 +477,10 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	/* the softcode counts' join with the resolved stacks: for the stack rule and the artifacts */
 	if (!err && run->softcode.valid)
 		err = sample_index_build(&ix, &run->profile, (uint32_t)run->pid, (uint32_t)run->pid);
-	if (!err)
+	if (!err) {
 		softcode_stack_rule(run, &res, &ix);
-	if (!err)
 		err = fold_all(r, run, &res);
+	}
 	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
 		   "%.1f ms", run->profile.stacks.n, run->profile.n, t1 - t0, mono_ms() - t1);
 	if (!err && r->ledger)
