@@ -6,6 +6,7 @@
 #   make            build muxbpf and the test programs
 #   make deps       install the Debian packages everything needs (idempotent)
 #   make netmux     build the default target (netmux 2.12 from Debian's source, frame pointers)
+#   make upstream   build upstream TinyMUX 2.14 from ../shared/tinymux/ (a second test target)
 #   make run        deps + build + default target + `muxbpf --phase all --out build/runs/DATE`
 #   make test       deps + build + default target + every test, then the kernel matrix
 #   make test-kernels  the kernel matrix alone (KERNELS="6.1 6.12" by default; 5.10 if fetchable)
@@ -64,7 +65,7 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean deps netmux netmux-nofp run test test-kernels test-asan check-tests install
+.PHONY: all clean deps netmux netmux-nofp upstream run test test-kernels test-asan check-tests install
 
 all: $(OUTPUT)/muxbpf tests-build
 
@@ -150,6 +151,19 @@ $(NETMUX_NOFP):
 	$(call msg,NETMUX,$@)
 	$(Q)scripts/build-netmux.sh $(NETMUX_DIR)/nofp "$(NETMUX_NOFP_FLAGS)"
 
+# --- upstream TinyMUX (2.14), a second test target ------------------------------------------------
+# Built from the source tarball in ../shared/tinymux/ (UPSTREAM_TARBALL=PATH names another) with
+# the default target's flags, in a cache outside the tree keyed by the tarball's hash and the
+# flags (UPSTREAM_CACHE), linked from $(OUTPUT)/upstream; the tests that run it skip where it is
+# not built.  Without a tarball `make upstream` fails and `make test` goes on without it.
+UPSTREAM_TARBALL ?= $(firstword $(wildcard ../shared/tinymux/tinymux-*.tar.xz))
+UPSTREAM_CACHE ?= /var/cache/muxbpf
+UPSTREAM_LINK := $(OUTPUT)/upstream
+upstream: | $(OUTPUT)
+	$(call msg,UPSTREAM,$(UPSTREAM_LINK) <- $(UPSTREAM_TARBALL))
+	$(Q)scripts/build-upstream.sh "$(UPSTREAM_TARBALL)" $(UPSTREAM_LINK) "$(NETMUX_FP_FLAGS)" \
+		$(UPSTREAM_CACHE)
+
 # --- install (PREFIX, DESTDIR) --------------------------------------------------------------------
 # The default target goes in lib/muxbpf/netmux/ (netmux, libmux.so, stubslave, slave, with their
 # debug info: the report's file:line comes from it); the installed muxbpf looks there first.
@@ -180,6 +194,8 @@ run: deps
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all netmux netmux-nofp
+	$(Q)if [ -n "$(UPSTREAM_TARBALL)" ]; then $(MAKE) --no-print-directory upstream; \
+	else echo "upstream: no tarball in ../shared/tinymux/: its tests will skip"; fi
 	$(Q)tests/run.sh $(OUTPUT)
 
 # The kernel matrix alone: Debian's 6.1 and 6.12 booted in QEMU (TCG), the BPF suites, a real

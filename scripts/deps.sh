@@ -1,12 +1,13 @@
 #!/bin/sh
-# Install the Debian packages the build, the default target and the tests need.  Idempotent:
+# Install the Debian packages the build, the default target and the tests need (libpcre2-dev
+# and libssl-dev: upstream TinyMUX 2.14, make upstream).  Idempotent:
 # when everything is installed it does nothing (and needs no root).
 set -eu
 pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
       tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
       libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium qemu-system-x86
-      busybox-static"
+      busybox-static libpcre2-dev libssl-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
