@@ -19,6 +19,9 @@ volatile __u32 phase;
 /* The last sample's thread and time: src/jitter.c re-draws the period right after a sample. */
 volatile __u32 last_sample_tid;
 volatile __u64 last_sample_ns;
+/* The mean sampling period (1e9 / --freq) and the spacing of one thread's samples in it. */
+const volatile __u64 sample_mean_ns = 1;
+__u64 sample_spacing[MUXBPF_SPACING_BUCKETS];
 
 /* bpf/softcode.bpf.c: count the sample again under netmux's command and u() frames. */
 extern int mb_softcode_sample(__u32 ph, __s32 stack_id, __u64 ip, __u64 sp);
@@ -70,10 +73,18 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	struct muxbpf_phase_stats *st;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 ph = phase, fresh = 0;
+	__u64 now = bpf_ktime_get_ns(), b;
 	long sid;
 
+	/* the kernel's spacing of the periods: only where no other thread's sample came between */
+	if (last_sample_tid == (__u32)pid_tgid && now > last_sample_ns) {
+		b = (now - last_sample_ns) * 20 / sample_mean_ns;
+		if (b >= MUXBPF_SPACING_BUCKETS)
+			b = MUXBPF_SPACING_BUCKETS - 1;
+		__sync_fetch_and_add(&sample_spacing[b], 1);
+	}
 	last_sample_tid = (__u32)pid_tgid;
-	last_sample_ns = bpf_ktime_get_ns();
+	last_sample_ns = now;
 	if (ph >= MUXBPF_MAX_PHASES)
 		ph = 0;
 	st = bpf_map_lookup_elem(&sample_stats, &ph);

@@ -187,6 +187,15 @@ struct muxbpf_unwind_req {
 _Static_assert(sizeof(struct muxbpf_unwind_req) == 16, "muxbpf_unwind_req layout");
 
 /*
+ * The sampler's record of the spacing of consecutive samples of one thread (bpf/sample.bpf.c):
+ * bucket i counts spacings of i to i + 1 twentieths of the mean period, the last one those of
+ * two mean periods and more.  A thread that runs between two samples has them a period apart:
+ * the random period (src/jitter.c) spreads them over 0.5-1.5 of the mean, a fixed one puts them
+ * at the mean and above (a thread that slept in between adds its sleep).
+ */
+#define MUXBPF_SPACING_BUCKETS 41
+
+/*
  * The content-addressed stack maps: key = the frames, zero-padded to the bucket's depth, value =
  * a sequential id (the sample key's stack_id) and how the walk ended.  Four buckets so that a
  * short stack hashes 128 bytes, not 1016.

@@ -452,6 +452,9 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	r->max_drop_pct = o->max_drop_pct;
 	r->stopped = run->stopped[0] ? run->stopped : NULL;
 	r->exits_lost = run->profile.exits_lost;
+	r->period_redraws = run->profile.period_redraws;
+	r->period_failed = run->profile.period_failed;
+	r->period_err = run->profile.period_err;
 	r->unwind = &run->profile.unwind;
 	r->live = run->live.valid ? &run->live : NULL;
 	r->softcode = &run->softcode;

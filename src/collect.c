@@ -268,6 +268,7 @@ int collect_profile(struct profiler *p, struct mb_profile *out)
 	memset(out, 0, sizeof(*out));
 	err = read_stats(p, out);
 	out->exits_lost = skel->bss->exits_lost;
+	profiler__period_stats(p, out);
 	unwinder__summary(profiler__unwinder(p), &out->unwind);
 	sampler_cost(skel, &out->unwind);
 	if (!err)

@@ -74,6 +74,8 @@ struct jitter {
 	struct jitter_sample last;
 	uint64_t state;
 	uint64_t redraws;
+	uint64_t failed;   /* redraws the kernel refused */
+	int err;           /* the last refusal's errno */
 	double lost_ns;    /* time from a sample to the redraw after it, summed */
 	uint64_t window_ns;
 	pthread_mutex_t lock;
@@ -113,8 +115,15 @@ static void redraw(struct jitter *j, struct jitter_event *e, uint64_t sample_ns)
 	ns = (int64_t)jitter_period_ns(j->freq, draw(j), lost, n) - (int64_t)(e->debt_ns / (4.0 * n));
 	if (ns < 10000)
 		ns = 10000;
+	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &(uint64_t){ (uint64_t)ns }) < 0) {
+		/* the period in force stays: counted, and tried again after n more of its samples */
+		__atomic_store_n(&j->err, errno, __ATOMIC_RELAXED);
+		__atomic_store_n(&j->failed, j->failed + 1, __ATOMIC_RELAXED);
+		e->redraw_ns = mono_ns();
+		e->due_ns = e->redraw_ns + (n - 1) * e->period_ns + e->period_ns / 2;
+		return;
+	}
 	e->debt_ns += n * ((double)ns - (mean_ns - lost / n));
-	ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &(uint64_t){ (uint64_t)ns });
 	e->period_ns = ns;
 	e->redraw_ns = mono_ns();
 	j->lost_ns += e->redraw_ns > sample_ns ? e->redraw_ns - sample_ns : 0;
@@ -257,5 +266,7 @@ void jitter__stats(const struct jitter *j, struct jitter_stats *st)
 	if (!j)
 		return;
 	st->redraws = __atomic_load_n(&j->redraws, __ATOMIC_RELAXED);
+	st->failed = __atomic_load_n(&j->failed, __ATOMIC_RELAXED);
+	st->err = __atomic_load_n(&j->err, __ATOMIC_RELAXED);
 	st->lost_ns = st->redraws ? j->lost_ns / st->redraws : 0;
 }

@@ -28,7 +28,9 @@ struct jitter_opts {
 };
 
 struct jitter_stats {
-	uint64_t redraws;
+	uint64_t redraws; /* periods the kernel took */
+	uint64_t failed;  /* PERF_EVENT_IOC_PERIOD refused: the period in force stayed */
+	int err;          /* the last refusal's errno */
 	double lost_ns; /* time from a sample to the redraw after it, on average (made up for) */
 };
 

@@ -63,6 +63,10 @@ struct mb_profile {
 	struct mb_unwind_summary unwind;
 	struct mb_stack_table stacks; /* every stack, also those of the ledger's call sites */
 	uint64_t exits_lost; /* thread exits whose final runtime did not fit the exited map */
+	/* the random period (src/jitter.c): redraws the kernel took and refused, and its errno */
+	uint64_t period_redraws, period_failed;
+	int period_err;
+	uint64_t spacing[MUXBPF_SPACING_BUCKETS]; /* one thread's samples' spacing (muxbpf.h) */
 };
 
 void profile__free(struct mb_profile *p);

@@ -21,6 +21,7 @@
 #include "ledger.h"
 #include "log.h"
 #include "procstat.h"
+#include "profile.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "preflight.h"
@@ -520,6 +521,7 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 		return err;
 	}
 	p->skel->rodata->targ_tgid = opts->pid;
+	p->skel->rodata->sample_mean_ns = 1000000000ull / (opts->freq > 0 ? opts->freq : 1);
 	if (opts->no_ledger)
 		disable_ledger(p->skel);
 	if (opts->site_every < 0) {
@@ -733,6 +735,17 @@ unsigned int profiler__prev_phase(const struct profiler *p)
 	return p->prev_phase;
 }
 
+void profiler__period_stats(struct profiler *p, struct mb_profile *out)
+{
+	struct jitter_stats js;
+
+	jitter__stats(p->jitter, &js);
+	out->period_redraws = js.redraws;
+	out->period_failed = js.failed;
+	out->period_err = js.err;
+	memcpy(out->spacing, (const void *)p->skel->bss->sample_spacing, sizeof(out->spacing));
+}
+
 int profiler__sampler_fd(const struct profiler *p)
 {
 	return p->perf_fd;
@@ -752,8 +765,18 @@ void profiler__free(struct profiler *p)
 		struct jitter_stats js;
 
 		jitter__stats(p->jitter, &js);
-		pr_verbose("sampling period re-drawn %llu times, %.1f us from sample to redraw",
-			   (unsigned long long)js.redraws, js.lost_ns / 1e3);
+		pr_verbose("sampling period re-drawn %llu times, %llu refused%s%s, %.1f us from sample "
+			   "to redraw", (unsigned long long)js.redraws,
+			   (unsigned long long)js.failed, js.failed ? ": " : "",
+			   js.failed ? strerror(js.err) : "", js.lost_ns / 1e3);
+	}
+	if (p->skel && log_level >= 1) {
+		char buf[MUXBPF_SPACING_BUCKETS * 21], *b = buf;
+
+		for (int i = 0; i < MUXBPF_SPACING_BUCKETS; i++)
+			b += sprintf(b, " %llu", (unsigned long long)p->skel->bss->sample_spacing[i]);
+		pr_verbose("sample spacing of one thread in twentieths of the mean period (0, 1, ..., "
+			   "40 and up):%s", buf);
 	}
 	jitter__free(p->jitter);
 	if (p->perf_link_fd >= 0)

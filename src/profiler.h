@@ -61,6 +61,9 @@ int profiler__sampler_threads(const struct profiler *p);
 /* For the collect*.c readers (the skeleton) and live.c (the unwinder's pace). */
 struct muxbpf_bpf *profiler__skel(struct profiler *p);
 struct unwinder *profiler__unwinder(struct profiler *p);
+/* The random period's redraws and failures and the samples' spacing so far, into out. */
+struct mb_profile;
+void profiler__period_stats(struct profiler *p, struct mb_profile *out);
 int profiler__iter_fd(struct profiler *p);
 /* The sampler event of a spawned target; -1 for a running one (one event per thread). */
 int profiler__sampler_fd(const struct profiler *p);

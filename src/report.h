@@ -105,6 +105,9 @@ struct report {
 	double max_drop_pct; /* --max-drop-pct: a phase dropping more is an error; < 0: warn only */
 	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */
 	uint64_t exits_lost; /* thread exits missing from the runtime accounting */
+	/* the random period's redraws the kernel took and refused (errno of the last refusal) */
+	uint64_t period_redraws, period_failed;
+	int period_err;
 	unsigned int by;     /* FOLD_VIEW() mask: the tables printed per phase (--by) */
 	unsigned int folded; /* the views folded: --by, and with --out all (report.html shows them) */
 	double min_pct;      /* rows below this self% are not listed (--min-pct) */

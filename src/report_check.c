@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "log.h"
 #include "phases.h"
 #include "report.h"
@@ -196,6 +197,12 @@ int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
 			problems++;
 		}
 	}
+	if (r->period_failed)
+		issue(fn, ctx, false,
+		      "the sampling period was not re-drawn: PERF_EVENT_IOC_PERIOD failed %" PRIu64
+		      " of %" PRIu64 " times (%s); where it failed, samples can lock step with "
+		      "periodic work", r->period_failed, r->period_failed + r->period_redraws,
+		      strerror(r->period_err));
 	if (r->exits_lost)
 		issue(fn, ctx, false,
 		      "%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "

@@ -336,10 +336,8 @@ static void test_real_run(void **state)
 	(void)state;
 	skip_unless_bpf();
 	assert_int_equal(opts_parse(7, argv, &o), 0);
-	if (access(o.netmux, X_OK)) {
-		fprintf(stderr, "skip: no default target %s (make netmux)\n", o.netmux);
-		skip();
-	}
+	if (access(o.netmux, X_OK))
+		skip_because("no default target %s (make netmux)", o.netmux);
 	err = run_session(&o, &run);
 	assert_int_equal(err, 0);
 

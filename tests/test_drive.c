@@ -559,8 +559,7 @@ static void test_real_all_phases(void **state)
 	int n;
 
 	(void)state;
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	n = phases_parse(
 		"create,attrwrite,dump,attrread,idle,dispatch,softcode_arith,softcode_list", phases,
 		MUXBPF_PHASE__COUNT);
@@ -594,8 +593,7 @@ static void test_real_setup_outside_window(void **state)
 	struct game *g;
 
 	(void)state;
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	g = start_game();
 	d = live_driver = driver__new(game__port(g), &o);
 	assert_non_null(d);
@@ -639,8 +637,7 @@ static void test_real_rounds(void **state)
 	assert_true(driver_phase_repeats(MUXBPF_PHASE_DISPATCH));
 	assert_true(driver_phase_repeats(MUXBPF_PHASE_SOFTCODE_ARITH));
 	assert_true(driver_phase_repeats(MUXBPF_PHASE_SOFTCODE_LIST));
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	g = start_game();
 	d = live_driver = driver__new(game__port(g), &o);
 	assert_non_null(d);
@@ -670,8 +667,7 @@ static void test_real_server_dies(void **state)
 	pid_t pid, killer;
 
 	(void)state;
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	g = start_game();
 	pid = game__pid(g);
 	d = live_driver = driver__new(game__port(g), &o);
@@ -705,8 +701,7 @@ static void test_real_server_hangs(void **state)
 	pid_t pid, stopper;
 
 	(void)state;
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	g = start_game();
 	pid = game__pid(g);
 	assert_non_null(live_driver = driver__new(game__port(g), &o));

@@ -500,8 +500,7 @@ static void test_real_netmux_sigterm(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (!have_netmux())
-		skip();
+	need_netmux();
 	scratch_init(&s, true);
 	o.tmpdir = s.tmp;
 	g = live = game__new(&o);

@@ -1033,6 +1033,7 @@ static void test_diff_verdicts(void **state)
 	struct jv *slower = report_text(120e6, 0.05, 500, 1000);
 	struct jv *shifted = report_text(100e6, 0.05, 800, 1000);
 	struct jv *nospread = report_text(150e6, -1, 500, 1000);
+	struct jv *nospread_up = report_text(200e6, -1, 500, 1000);
 	struct jv *notours;
 	char *text = NULL, err[64];
 
@@ -1050,8 +1051,10 @@ static void test_diff_verdicts(void **state)
 	assert_int_equal(diff_of(base, shifted, &text), 2);
 	assert_non_null(strstr(text, "+30.00 pts"));
 	free(text);
-	/* a change without spread on either side gets no verdict (the base has spread here) */
-	assert_int_equal(diff_of(nospread, nospread, &text), 0);
+	/* a change of a third without spread on either side: no verdict, said so on its line */
+	assert_int_equal(diff_of(nospread, nospread_up, &text), 0);
+	assert_non_null(strstr(text, "+33.3%        ?  no spread (--runs)"));
+	assert_null(strstr(text, ", beyond noise"));
 	free(text);
 	notours = json_parse("{\"tool\":\"perf\"}", 15, err, sizeof(err));
 	assert_int_equal(diff_of(base, notours, &text), -EINVAL);
@@ -1062,6 +1065,7 @@ static void test_diff_verdicts(void **state)
 	jv_free(slower);
 	jv_free(shifted);
 	jv_free(nospread);
+	jv_free(nospread_up);
 	jv_free(notours);
 }
 

@@ -327,8 +327,7 @@ static void test_vdso(void **state)
 		fx_stop(&p);
 		symbolizer__free(s);
 		/* e.g. under valgrind, which hides the vdso from its client */
-		fprintf(stderr, "skip: no vdso clock_gettime in the fixture, or not our vdso\n");
-		skip();
+		skip_because("no vdso clock_gettime in the fixture, or not our vdso");
 	}
 	assert_int_equal(symbolizer__lookup(s, &p.maps, addr + 2, &sym), 0);
 	assert_string_equal(sym.dso, "[vdso]");

@@ -71,3 +71,10 @@ tests-build: $(OUTPUT)/tests/shim_spin.so
 $(OUTPUT)/tests/shim_spin.so: tests/shim/spin.c | $(OUTPUT)/tests
 	$(call msg,SHIM,$@)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -Wall -Wextra -fPIC -shared $< -ldl -o $@
+
+# The injected failure of the random period's ioctl (tests/shim/period_fail.c, period.sh).
+tests-build: $(OUTPUT)/tests/shim_period_fail.so
+
+$(OUTPUT)/tests/shim_period_fail.so: tests/shim/period_fail.c | $(OUTPUT)/tests
+	$(call msg,SHIM,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -fPIC -shared $< -ldl -o $@

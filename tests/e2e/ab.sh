@@ -20,10 +20,7 @@ npm_dir=$out/npm
 netmux=$out/tinymux/fp/mux2.12/src/netmux
 shim=$(cd "$out/tests" && pwd)/shim_spin.so
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 e2e_init ab
 export TMPDIR=$work/tmp
 fail() { echo "FAIL: $*"; exit 1; }

@@ -15,10 +15,7 @@ npm_dir=$out/npm
 tmp=$(mktemp -d /tmp/muxbpf-artifacts.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not installed (make deps)"; }
 need go; need chromium; need node; need npm
 mkdir -p "$art"

@@ -75,21 +75,20 @@ grep -q "^    checked every second (.*$how" "$work/attach.out" ||
 	fail "map occupancy not counted by $how: $(grep 'checked every' "$work/attach.out")"
 grep -q 'ended by the stop command' "$work/attach.out" || fail "the stop reason is missing"
 [ ! -e "$work/ctl" ] || fail "the control socket was not removed"
-# report.json of an attach run against the schema (the validator: see artifacts.sh)
-if [ -d "$out/npm/node_modules/ajv" ]; then
-	node "$(dirname "$0")/validate.js" "$out/npm/node_modules" doc/report.schema.json \
-		"$work/attach/report.json" || fail "attach report.json does not match the schema"
-	# (the sampler's own count and the run counts may differ by the samples in flight at a phase
-	# switch, one per CPU at most)
-	node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+# (the sampler's own count and the run counts may differ by the samples in flight at a phase
+# switch, one per CPU at most)
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
 		if (!r.live || !r.live.attached || !r.live.maps || r.live.maps.maps.length < 5 ||
 		    r.phases.some(p => p.measured && !(p.cost && p.cost.run_counts &&
 			Math.abs(p.cost.run_counts.samples - p.sampler.taken) <= require("os").cpus().length &&
 			p.cost.estimate &&
 			(p.sampler.taken === 0 || p.cost.estimate.sampler_run_ns > 0))))
 			process.exit(1);' "$work/attach/report.json" ||
-		fail "report.json lacks the live section, or a phase's counted runs and cost estimate"
-fi
+	fail "report.json lacks the live section, or a phase's counted runs and cost estimate"
+# report.json of an attach run against the schema (the validator: see artifacts.sh)
+need_ajv "$out/npm"
+node "$(dirname "$0")/validate.js" "$out/npm/node_modules" doc/report.schema.json \
+	"$work/attach/report.json" || fail "attach report.json does not match the schema"
 kill -0 "$game_pid" 2>/dev/null || fail "attaching must not stop the game"
 
 "$muxbpf" --phase attrread,softcode_arith,dispatch --scale 1 --freq 4999 --max-phase-seconds 0 --out "$work/throw" -q \

@@ -128,8 +128,20 @@ if (cmd === 'folded') {
 		const h = half(k, n, f);
 		return Math.abs(want - h.half) <= 0.006 && (mark === '?') === h.wide;
 	});
+	// the self count behind a printed self share: any whole count (or a count of samples and
+	// sample-equivalents, rounded) that prints as that share
+	const selfMatches = (s, total, want, f, mark) => {
+		const lo = Math.max(0, Math.floor((s - 0.005) * total / 100 - 0.5));
+		const hi = Math.ceil((s + 0.005) * total / 100 + 0.5);
+		for (let k = lo; k <= hi; k++) {
+			if (Math.abs(100 * k / total - s) > 0.005 + 50 / total + 1e-9) continue;
+			const h = half(k, Math.round(total), f);
+			if (Math.abs(want - h.half) <= 0.006 && (mark === '?') === h.wide) return true;
+		}
+		return false;
+	};
 	const re = /<title>[^<]*? \(([\d.]+) samples, self ([\d.]+)% \+-([\d.]+)(\??), total ([\d.]+)% \+-([\d.]+)(\??)[,)]/g;
-	let frames = 0, widened = 0, marked = 0;
+	let frames = 0, widened = 0, marked = 0, marked_total = 0;
 	for (const p of report(a).phases) {
 		const file = path.join(a, p.name + '.svg');
 		if (!fs.existsSync(file)) continue;
@@ -147,7 +159,10 @@ if (cmd === 'folded') {
 			if (!matches(v, all, f, Number(m[6]), m[7]))
 				die(`${p.name}: total ${m[5]}% +-${m[6]}${m[7]} for ${v} of ${all}: not Wilson x${f}`);
 			if (Number(m[2]) > Number(m[5]) + 1e-9) die(`${p.name}: self ${m[2]}% above total ${m[5]}%`);
+			if (!selfMatches(Number(m[2]), total, Number(m[3]), f, m[4]))
+				die(`${p.name}: self ${m[2]}% +-${m[3]}${m[4]} of ${all}: no self count gives that Wilson x${f} interval and mark`);
 			marked += m[4] === '?';
+			marked_total += m[7] === '?';
 			n++;
 		}
 		if (p.functions.samples && !n) die(`${p.name}: no frame with self and total intervals`);
@@ -156,7 +171,7 @@ if (cmd === 'folded') {
 	}
 	if (!frames) die('no tooltips checked');
 	console.log(`tooltips: ${frames} frames' self and total intervals, ${widened} widened by their ` +
-		`phase's design factor, ${marked} self shares marked ?`);
+		`phase's design factor, ${marked} self and ${marked_total} total shares marked ?`);
 } else if (cmd === 'pick') {
 	const svg = fs.readFileSync(a, 'utf8');
 	const re = /<g class="f" id="(f\d+)" data-x="([\d.]+)" data-w="([\d.]+)" data-d="(\d+)"/g;

@@ -11,15 +11,13 @@ set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.inc"
 art=$out/test-artifacts
 npm_dir=$out/npm
 tmp=$(mktemp -d /tmp/muxbpf-html.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 fail() { echo "FAIL: $*"; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 not installed (make deps)"; }
 need chromium; need node; need npm
@@ -69,7 +67,7 @@ echo "  report.html: $(stat -c %s "$d1/report.html") bytes (scale 0.1, 4999 Hz)"
 
 # --- a stripped copy of the default target -------------------------------------------------------
 src=$out/tinymux/fp/mux2.12/src
-[ -x "$src/netmux" ] || { echo "skip: no default target (make netmux)"; exit 77; }
+[ -x "$src/netmux" ] || skip "no default target (make netmux)"
 mkdir -p "$tmp/bin"
 chmod 755 "$tmp" "$tmp/bin"
 strip --strip-all -o "$tmp/bin/netmux" "$src/netmux" || fail "strip"

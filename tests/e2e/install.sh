@@ -8,7 +8,7 @@ out=${1:-build}
 out=$(cd "$out" && pwd)
 . "$(dirname "$0")/lib.inc"
 need_root_bpf
-[ -x "$out/tinymux/fp/mux2.12/src/netmux" ] || { echo "skip: no default target (make netmux)"; exit 77; }
+[ -x "$out/tinymux/fp/mux2.12/src/netmux" ] || skip "no default target (make netmux)"
 e2e_init install
 export TMPDIR=$work/tmp
 fail() { echo "FAIL: $*"; sed 's/^/    | /' "$work/out" "$work/err" 2>/dev/null | head -30; exit 1; }

@@ -12,7 +12,7 @@ out=$(cd "$out" && pwd)
 . "$(dirname "$0")/lib.inc"
 need_root_bpf
 for tool in setcap setpriv useradd; do
-	command -v "$tool" >/dev/null || { echo "skip: $tool missing (make deps)"; exit 77; }
+	command -v "$tool" >/dev/null || skip "$tool missing (make deps)"
 done
 e2e_init nonroot
 export TMPDIR=$work/tmp

@@ -18,10 +18,7 @@ chmod 755 "$work"
 chmod 1777 "$work/tmp"
 export TMPDIR=$work/tmp
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 fail_files="$log/out $log/err" fail_lines=150
 
 progs_before=$(mb_progs)

@@ -11,7 +11,7 @@ out=$(cd "$out" && pwd)
 . "$(dirname "$0")/lib.inc"
 fake=$out/tests/targets/fake_mux
 [ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
-[ -d /usr/share/tinymux/game ] || { echo "skip: no game template (make deps)"; exit 77; }
+[ -d /usr/share/tinymux/game ] || skip "no game template (make deps)"
 e2e_init preauth
 export TMPDIR=$work/tmp
 cp "$fake" "$work/fake_mux" && chmod 755 "$work/fake_mux"

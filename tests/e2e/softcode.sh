@@ -18,10 +18,7 @@ helper=$out/tests/helper_live
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.inc"
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 fail() { echo "FAIL: $*"; exit 1; }
 command -v node >/dev/null 2>&1 || fail "node not installed (make deps)"
 [ -x "$helper" ] || fail "build the test helpers first"
@@ -61,13 +58,9 @@ grep -Eq 'CMD_UFN;.*HeavyObj\(#[0-9]+\)/FN_HEAVY' "$d/mixed.folded" ||
 grep -q 'HeavyObj(#[0-9]*)/FN_HEAVY' "$d/mixed.svg" || fail "no FN_HEAVY node in mixed.svg"
 grep -q 'FN_HEAVY' "$d/speedscope.json" || fail "no FN_HEAVY frame in speedscope.json"
 zcat "$d/profile.pb.gz" | grep -aq 'softcode:#' || fail "no softcode:#N file name in pprof"
-# ajv comes with tests/e2e/artifacts.sh (npm, into BUILD/npm)
-if [ -d "$out/npm/node_modules/ajv" ]; then
-	node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$d/report.json" ||
-		fail "report.json does not match doc/report.schema.json"
-else
-	echo "note: report.json not validated (no ajv in $out/npm: tests/e2e/artifacts.sh installs it)"
-fi
+need_ajv "$out/npm"
+node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$d/report.json" ||
+	fail "report.json does not match doc/report.schema.json"
 
 # --- 1b. a phase in batches: each command row's intervals from the batches' softcode counts -----
 "$muxbpf" --phase dispatch --scale 0.1 --max-phase-seconds 4 --by function,command --exact-commands \

@@ -16,10 +16,7 @@ debian=/usr/lib/tinymux/game/bin/netmux
 tmp=$(mktemp -d /tmp/muxbpf-e2e-sym.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
+need_root_bpf
 fail_files="$tmp/out $tmp/err"
 run() { "$muxbpf" --max-phase-seconds 0 "$@" >"$tmp/out" 2>"$tmp/err" || fail "muxbpf $* exited $?"; }
 # the rows of one view of one phase: "self% total% label" (the +- interval columns left out)
@@ -74,7 +71,7 @@ fi
 
 # 3. a stripped copy of the default target, then its debug file by build-id
 src=$out/tinymux/fp/mux2.12/src
-[ -x "$src/netmux" ] || { echo "skip: no default target (make netmux)"; exit 77; }
+[ -x "$src/netmux" ] || skip "no default target (make netmux)"
 mkdir -p "$tmp/bin" "$tmp/debug"
 chmod 755 "$tmp" "$tmp/bin" "$tmp/debug"
 objcopy --only-keep-debug "$src/netmux" "$tmp/netmux.debug" || fail "objcopy --only-keep-debug"

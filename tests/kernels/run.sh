@@ -21,11 +21,8 @@ kdir=$out/kernels
 # A guest's whole run takes 1-3 minutes under TCG; the cut is for a hung guest only.
 guest_timeout=${MUXBPF_GUEST_TIMEOUT:-1200}
 
-skip() {
-	echo "kernels: skip: $*"
-	[ -n "${MUXBPF_REQUIRE_BPF:-}" ] && exit 1
-	exit 77
-}
+. "$repo/tests/e2e/lib.inc"  # skip()
+. "$repo/tests/kernels/verdict.inc"
 [ "$(id -u)" = 0 ] || skip "needs root (the guest's virtio-9p export and device nodes)"
 for tool in qemu-system-x86_64 apt-get apt-cache dpkg busybox xz timeout readelf; do
 	command -v "$tool" >/dev/null || skip "$tool missing (make deps)"
@@ -179,7 +176,9 @@ crash_of() {
 # result, outside any BPF program (no bpf_prog_ frame on the console), boots once more: a double
 # fault in __kmalloc's cmpxchg16b with garbage flags, in a process no program of ours ran in,
 # stopped one 6.12 guest in about sixty here, under TCG on a loaded host.  The crash is named
-# in the verdict and its console kept.  A crash in a BPF program, or a second crash, fails.
+# in the verdict and its console kept.  A crash in a BPF program, or a second crash, fails, and
+# so does any crash, lockdep splat or WARNING from BPF on the console of the boot that counts,
+# however the suites ended (verdict.inc).
 boot() {
 	s=$1 pkg=$2
 	line=$kdir/$s.line st=$kdir/$s.status
@@ -197,22 +196,7 @@ boot() {
 		first_crash=$crash
 		cp "$res/console.log" "$kdir/$s.crash.log"
 	done
-	summary=$(tail -1 "$res/summary" 2>/dev/null)
-	echo fail >"$st"
-	if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-		echo "kernel $s ($pkg): the guest did not finish within $guest_timeout s" >"$line"
-	elif [ -n "$crash" ] && [ ! -f "$res/rc" ]; then
-		echo "kernel $s ($pkg): FAILED in $secs s: the guest kernel crashed: $crash" \
-			"(console: $res/console.log)" >"$line"
-	elif [ "$(cat "$res/rc" 2>/dev/null)" != 0 ]; then
-		{
-			echo "kernel $s ($pkg): FAILED in $secs s: ${summary:-no result (console: $res/console.log)}"
-			grep -E '^(not ok|ERROR:|FAIL|failed:)' "$res/log" 2>/dev/null | head -20 | sed 's/^/    /'
-		} >"$line"
-	else
-		echo "kernel $s ($pkg): $summary in $secs s" >"$line"
-		echo ok >"$st"
-	fi
+	verdict "$s" "$pkg" "$secs" "$qrc" "$crash" "$res" "$line" "$st"
 	[ -n "$first_crash" ] && echo "    booted twice: the first boot's kernel crashed outside BPF:" \
 		"$first_crash (console: $kdir/$s.crash.log)" >>"$line"
 	return 0
@@ -245,8 +229,5 @@ for s in $series; do
 	esac
 done
 [ "$fail" = 0 ] || exit 1
-if [ "$skipped" = 1 ]; then
-	[ -n "${MUXBPF_REQUIRE_BPF:-}" ] && { echo "kernels: a skip, but MUXBPF_REQUIRE_BPF is set"; exit 1; }
-	exit 77
-fi
+[ "$skipped" = 1 ] && skip "a series could not be prepared here"
 exit 0
