@@ -197,6 +197,11 @@ static int parse_phases(struct ab_opts *o, const char *list)
 	return 0;
 }
 
+int ab_parse_phase_list(struct ab_opts *o, const char *list)
+{
+	return parse_phases(o, list);
+}
+
 int ab_parse_metric(const char *v, struct ab_opts *o)
 {
 	const char *colon = strchr(v, ':');
@@ -268,6 +273,7 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 			}
 			break;
 		case 's':
+			o->scale_given = true;
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale > 0) || o->scale > 100) {
 				pr_err("invalid --scale %s", optarg);
@@ -295,6 +301,7 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 			o->netmux_user = optarg;
 			break;
 		case 'm':
+			o->metric_given = true;
 			if (ab_parse_metric(optarg, o))
 				return -EINVAL;
 			break;
@@ -736,7 +743,7 @@ static int analyze_functions(struct ab_session *ss, int i)
 	}
 	/* the largest differences by self or total, then in the order of self */
 	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn_max);
-	while (p->nfns > AB_FN_KEEP)
+	while (p->nfns > (ss->o->one_side ? 4 * AB_FN_KEEP : AB_FN_KEEP))
 		free(p->fns[--p->nfns].name);
 	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn);
 	return err;

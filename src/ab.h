@@ -44,6 +44,7 @@ struct ab_opts {
 	bool instructions;             /* --metric instructions: the verdict on instructions */
 	enum icount_source isrc;       /* their source (ICOUNT_AUTO: probed) */
 	bool one_side;                 /* the gate: only A runs (no comparison) */
+	bool metric_given, scale_given; /* on the command line (the gate's defaults differ) */
 };
 
 /* One build's block in one round. */
@@ -103,6 +104,8 @@ struct ab_result {
 
 /* Parse `muxbpf ab ...` (argv[0] is "ab").  0, 1 (--help printed), or -EINVAL (usage printed). */
 int ab_parse(int argc, char **argv, struct ab_opts *o);
+/* --phase's list into o (ab's phases, in ab's order).  0 or -EINVAL (error printed). */
+int ab_parse_phase_list(struct ab_opts *o, const char *list);
 /* --metric's value into o (instructions, isrc).  0 or -EINVAL (error printed). */
 int ab_parse_metric(const char *v, struct ab_opts *o);
 /* Run the session, fill r and, with o->out_dir, write the artifacts of both builds there (their
