@@ -480,9 +480,20 @@ static int gate_save(const struct gate_opts *g, struct ab_opts *o)
 		o->instructions = true; /* the gate's default: instructions */
 	if (!o->scale_given)
 		o->scale = 0.2;
+	/* somewhere to write before minutes of measuring */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", g->file);
+	f = fopen(tmp, "we");
+	if (!f) {
+		err = -errno;
+		pr_err("failed to create %s: %s", tmp, strerror(-err));
+		return err;
+	}
 	err = measure(g, o, g->rounds, &r);
-	if (err)
+	if (err) {
+		fclose(f);
+		unlink(tmp);
 		goto out;
+	}
 	snprintf(b.metric, sizeof(b.metric), "%s", o->instructions ? "instructions" : "time");
 	snprintf(b.source, sizeof(b.source), "%s",
 		 o->instructions ? icount_source_name(r.isrc) : "runtime");
@@ -493,16 +504,12 @@ static int gate_save(const struct gate_opts *g, struct ab_opts *o)
 	b.scale = o->scale;
 	b.rounds = o->rounds;
 	err = fill_phases(&r, &b);
-	if (err)
-		goto out;
-	apply_thresholds(g, &b);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", g->file);
-	f = fopen(tmp, "we");
-	if (!f) {
-		err = -errno;
-		pr_err("failed to create %s: %s", tmp, strerror(-err));
+	if (err) {
+		fclose(f);
+		unlink(tmp);
 		goto out;
 	}
+	apply_thresholds(g, &b);
 	err = gate_write(f, &b);
 	if (fclose(f) && !err)
 		err = -errno;
