@@ -60,7 +60,7 @@ static const struct gate_fn *fn_find(const struct gate_phase *p, const char *nam
 
 static double moved_size(const struct gate_moved_fn *m)
 {
-	return fmax(fabs(m->new_self - m->base_self), 0.001 * fabs(m->new_total - m->base_total));
+	return fabs(m->new_self - m->base_self);
 }
 
 static int cmp_moved(const void *x, const void *y)
@@ -84,7 +84,7 @@ void gate_compare(const struct gate_phase *base, const struct gate_phase *now,
 	out->threshold = base->threshold;
 	out->change = base->per_cmd > 0 ? now->per_cmd / base->per_cmd - 1 : 0;
 	out->moved = fabs(out->change) > out->threshold;
-	/* functions in either, by the change of their self cost (the total's as a tie-break) */
+	/* functions in either, by the change of their self cost */
 	all = calloc(base->nfns + now->nfns + 1, sizeof(*all));
 	if (!all)
 		return;
@@ -100,8 +100,10 @@ void gate_compare(const struct gate_phase *base, const struct gate_phase *now,
 			all[n++] = (struct gate_moved_fn){ base->fns[i].name, base->fns[i].self, 0,
 							   base->fns[i].total, 0 };
 	qsort(all, n, sizeof(*all), cmp_moved);
+	/* a caller whose own cost did not move is not news: its total moved with a callee's */
 	for (size_t i = 0; i < n && out->nfns < 16; i++)
-		out->fns[out->nfns++] = all[i];
+		if (all[i].new_self != all[i].base_self)
+			out->fns[out->nfns++] = all[i];
 	free(all);
 }
 

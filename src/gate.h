@@ -66,7 +66,7 @@ struct gate_result {
 	const char *phase;
 	double base, now, change, threshold; /* change: now / base - 1 */
 	bool moved;
-	struct gate_moved_fn fns[16]; /* the largest self changes (then total) */
+	struct gate_moved_fn fns[16]; /* the largest self changes (callers whose own cost did not move left out) */
 	int nfns;
 };
 
