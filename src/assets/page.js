@@ -605,11 +605,12 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
         (x.env && x.env.length ? ' \u00b7 env ' + x.env.join(' ') : '')]);
     };
     app.appendChild(el('header', { cls: 'top', id: 'top' }, [
-      el('h1', {}, ['muxbpf ab ', el('span', { cls: 'kind', text: '\u2014 B against A, CPU per command' })]),
+      el('h1', {}, ['muxbpf ab ', el('span', { cls: 'kind', text: '\u2014 B against A, ' + (d.metric === 'instructions' ? 'instructions' : 'CPU') + ' per command' })]),
       meta([['A', build(d.a)], ['B', build(d.b)],
         ['design', 'both up at once, blocks alternating A/B over ' + d.rounds + ' rounds per phase; scale ' + d.scale + ', ' + d.freq + ' Hz; ' + num(d.wall_s, 0) + ' s'],
         ['CPU', d.cpu_source],
-        ['verdict rule', 'faster/slower needs the 95% interval of B/A off 1, p < ' + d.alpha + ' and at least ' + num(100 * d.min_effect, 0) + '%']])]));
+        ['instructions', d.metric === 'instructions' ? d.instructions_source_why + ' (the verdicts are on instructions; time beside them in the text and ab.json)' : 'not measured (--metric time)'],
+        ['verdict rule', 'faster/slower needs the 95% interval of B/A off 1, p < ' + d.alpha + ' and at least ' + num(100 * d.min_effect, 1) + '%']])]));
     app.appendChild(toc(names));
     var m = el('main');
     app.appendChild(m);
