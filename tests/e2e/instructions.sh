@@ -53,6 +53,10 @@ set -- $(row "$work/aa.txt")
 [ "${2:-}" = same ] && awk -v m="${1%\%}" 'BEGIN { exit !(m + 0 < 1) }' ||
 	fail "A/A: dispatch not same with an mdd under 1% (mdd ${1:-?}, ${2:-?})"
 grep -q '"metric": "instructions"' "$work/aa/ab.json" || fail "ab.json has no metric"
+if command -v node >/dev/null 2>&1 && [ -d "$npm_dir/node_modules/ajv" ]; then
+	node "$here/validate.js" "$npm_dir/node_modules" doc/ab.schema.json "$work/aa/ab.json" ||
+		fail "ab.json (instructions) does not validate against doc/ab.schema.json"
+fi
 
 # --- ab: a known slowdown --------------------------------------------------------------------
 t0=$(date +%s)
