@@ -372,7 +372,8 @@ int cg_parse(const char *text, size_t len, const char *event, struct cg_profile 
 				v++;
 			e = header(&p, s, k, s + v, n - v, event);
 		} else {
-			e = fail(&p, "not a callgrind.out line: \"%.*s\"", (int)(n > 40 ? 40 : n), s);
+			e = fail(&p, "not a callgrind.out line: \"%.*s\"", (int)(n > 40 ? 40 : n),
+				 s);
 		}
 	}
 	if (!e && !p.have_events)

@@ -354,7 +354,8 @@ static int gate_parse(int argc, char **argv, struct gate_opts *g)
 				pr_err("gate check: %s comes from the baseline file", a);
 				return -EINVAL;
 			}
-			if (!strcmp(a, "--out") || !strcmp(a, "--env-b") || !strcmp(a, "--game-b")) {
+			if (!strcmp(a, "--out") || !strcmp(a, "--env-b") ||
+			    !strcmp(a, "--game-b")) {
 				pr_err("gate: unknown option %s", a);
 				usage(stderr);
 				return -EINVAL;

@@ -144,8 +144,12 @@ const char *const *icount_callgrind_wrap(void)
 	static char valgrind[4096];
 	/* the dumps go to callgrind.out.N in netmux's working directory (the game's); one line
 	 * per function is all the reader needs */
-	static const char *argv[] = { valgrind, "--tool=callgrind", "-q",
-				      "--callgrind-out-file=callgrind.out", "--dump-line=no", NULL };
+	static const char *argv[] = { valgrind,
+				      "--tool=callgrind",
+				      "-q",
+				      "--callgrind-out-file=callgrind.out",
+				      "--dump-line=no",
+				      NULL };
 
 	if (!valgrind[0] && !in_path("valgrind", valgrind, sizeof(valgrind))) {
 		valgrind[0] = 0;
