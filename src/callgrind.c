@@ -24,8 +24,8 @@ struct cgp {
 	int npos;  /* position columns of a cost line */
 	int ev;    /* the chosen event's column among the costs */
 	bool have_events, have_total;
-	const char *ob; /* current object */
-	const char *cob; /* the pending call's object (cob=), NULL: ob */
+	char *ob;  /* current object (a copy: an id can be defined again) */
+	char *cob; /* the pending call's object (cob=), NULL: ob */
 	long fn;        /* current function's index in out->fns, -1 before any fn= */
 	long cfn;       /* the pending call's target, -1 when none */
 	bool call;      /* the next cost line is a call's inclusive cost */
@@ -155,7 +155,7 @@ static long fn_index(struct cgp *p, const char *name, size_t len)
 	for (; p->slot[k]; k = (k + 1) & (p->nslot - 1)) {
 		const char *s = o->fns[p->slot[k] - 1].name;
 
-		if (!strncmp(s, name, len) && !s[len])
+		if (strlen(s) == len && !memcmp(s, name, len))
 			return (long)p->slot[k] - 1;
 	}
 	if ((o->n & (o->n - 1)) == 0 || o->n == 0) { /* capacity doubles at powers of two */
@@ -248,6 +248,12 @@ static int header(struct cgp *p, const char *key, size_t klen, const char *v, si
 	return 0;
 }
 
+/* a + b, saturating: a malformed file must not wrap a count round */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* A cost line: the positions, then the costs; the chosen event's count. */
 static int cost_line(struct cgp *p, const char *s, size_t n)
 {
@@ -283,14 +289,15 @@ static int cost_line(struct cgp *p, const char *s, size_t n)
 		return fail(p, "cost line before any fn=");
 	if (p->call) {
 		if (p->cfn != p->fn)
-			p->out->fns[p->fn].incl += c;
+			p->out->fns[p->fn].incl = sat_add(p->out->fns[p->fn].incl, c);
 		p->call = false;
+		free(p->cob);
 		p->cob = NULL;
 		return 0;
 	}
-	p->out->fns[p->fn].self += c;
-	p->out->fns[p->fn].incl += c;
-	p->sum += c;
+	p->out->fns[p->fn].self = sat_add(p->out->fns[p->fn].self, c);
+	p->out->fns[p->fn].incl = sat_add(p->out->fns[p->fn].incl, c);
+	p->sum = sat_add(p->sum, c);
 	return 0;
 }
 
@@ -302,12 +309,14 @@ static int spec(struct cgp *p, const char *k, size_t klen, const char *v, size_t
 	int err;
 
 	if ((klen == 2 && !strncmp(k, "ob", 2)) || (klen == 3 && !strncmp(k, "cob", 3))) {
+		char **to = k[0] == 'o' ? &p->ob : &p->cob;
+
 		err = name_spec(p, &p->obs, v, n, &name, &len);
-		if (!err && k[0] == 'o')
-			p->ob = name;
-		else if (!err)
-			p->cob = name;
-		return err;
+		if (err)
+			return err;
+		free(*to);
+		*to = strndup(name, len);
+		return *to ? 0 : -ENOMEM;
 	}
 	if ((klen == 2 && !strncmp(k, "fn", 2)) || (klen == 3 && !strncmp(k, "cfn", 3))) {
 		err = name_spec(p, &p->fns, v, n, &name, &len);
@@ -319,6 +328,7 @@ static int spec(struct cgp *p, const char *k, size_t klen, const char *v, size_t
 		if (k[0] == 'f') {
 			p->fn = idx;
 			p->cfn = -1;
+			free(p->cob);
 			p->cob = NULL;
 		} else {
 			p->cfn = idx;
@@ -382,6 +392,8 @@ int cg_parse(const char *text, size_t len, const char *event, struct cg_profile 
 		out->total = p.sum;
 	names_free(&p.obs);
 	names_free(&p.fns);
+	free(p.ob);
+	free(p.cob);
 	free(p.slot);
 	if (e)
 		cg_profile_free(out);
