@@ -177,7 +177,7 @@ install: $(OUTPUT)/muxbpf $(NETMUX_FP)
 	$(Q)install -m 0755 $(OUTPUT)/muxbpf $(DESTDIR)$(PREFIX)/sbin/muxbpf
 	$(Q)install -m 0755 $(NETMUX_FILES) $(DESTDIR)$(PREFIX)/lib/muxbpf/netmux/
 	$(Q)install -m 0644 doc/muxbpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/muxbpf.8
-	$(Q)install -m 0644 doc/report.schema.json doc/ab.schema.json $(DESTDIR)$(PREFIX)/share/doc/muxbpf/
+	$(Q)install -m 0644 doc/report.schema.json doc/ab.schema.json doc/gate.schema.json $(DESTDIR)$(PREFIX)/share/doc/muxbpf/
 
 # --- the README's two commands -----------------------------------------------------------------
 deps:

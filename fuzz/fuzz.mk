@@ -4,6 +4,7 @@
 #   fuzz_maps       /proc/PID/maps text (src/maps.c)
 #   fuzz_symbolize  ELF files through the symbolizer (src/symbolize.c, libelf)
 #   fuzz_cfi        ELF images through the CFI compiler (src/cfi.c, libdw)
+#   fuzz_callgrind  callgrind.out files (src/callgrind.c)
 # Seeds come from real files at build time: this machine's /proc/*/maps, the test fixtures and
 # targets, TinyMUX's own binaries.  The growing corpora live in $(OUTPUT)/fuzz/corpus/<target>.
 #
@@ -15,7 +16,7 @@
 # fixed, its input goes to fuzz/regress/<target>/ (replayed as a seed on every run).
 
 FUZZ_DIR := $(OUTPUT)/fuzz
-FUZZ_TARGETS := fuzz_maps fuzz_symbolize fuzz_cfi
+FUZZ_TARGETS := fuzz_maps fuzz_symbolize fuzz_cfi fuzz_callgrind
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
@@ -28,6 +29,7 @@ FUZZ_LIBS := $(shell pkg-config --libs libelf libdw liblzma 2>/dev/null || echo 
 FUZZ_SRC_fuzz_maps := src/maps.c src/log.c
 FUZZ_SRC_fuzz_symbolize := src/symbolize.c src/symbolize_inline.c src/elfread.c src/maps.c src/log.c
 FUZZ_SRC_fuzz_cfi := src/cfi.c src/elfread.c src/log.c
+FUZZ_SRC_fuzz_callgrind := src/callgrind.c
 
 .PHONY: fuzz fuzz-build fuzz-seed fuzz-replay
 
@@ -48,6 +50,10 @@ $(FUZZ_DIR)/fuzz_cfi: fuzz/fuzz_cfi.c $(FUZZ_SRC_fuzz_cfi) | $(FUZZ_DIR)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ $(FUZZ_LIBS) -o $@
 
+$(FUZZ_DIR)/fuzz_callgrind: fuzz/fuzz_callgrind.c $(FUZZ_SRC_fuzz_callgrind) | $(FUZZ_DIR)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ $(FUZZ_LIBS) -o $@
+
 # Seeds from real files (regenerated every time: cheap, and this machine's maps change).
 fuzz-seed: tests-build
 	$(Q)fuzz/seed.sh $(FUZZ_DIR) $(OUTPUT)
@@ -60,7 +66,7 @@ fuzz: fuzz-build fuzz-seed
 # once, no mutation.  CI runs this; a random fuzzing round can find something new at any time.
 fuzz-replay: fuzz-build fuzz-seed
 	$(Q)for t in $(FUZZ_TARGETS); do \
-		case $$t in fuzz_maps) seed=$(FUZZ_DIR)/seed/fuzz_maps ;; *) seed=$(FUZZ_DIR)/seed/fuzz_elf ;; esac; \
+		case $$t in fuzz_maps|fuzz_callgrind) seed=$(FUZZ_DIR)/seed/$$t ;; *) seed=$(FUZZ_DIR)/seed/fuzz_elf ;; esac; \
 		reg=fuzz/regress/$$t; [ -d $$reg ] || reg=; \
 		$(FUZZ_DIR)/$$t -runs=0 $$seed $$reg >$(FUZZ_DIR)/$$t.replay.log 2>&1 || \
 			{ tail -20 $(FUZZ_DIR)/$$t.replay.log; echo "fuzz-replay: $$t failed"; exit 1; }; \

@@ -9,7 +9,7 @@ shift
 secs=${FUZZ_SECONDS:-60} jobs=${FUZZ_JOBS:-1} nice=${FUZZ_NICE:-19}
 run_one() {
 	t=$1
-	case $t in fuzz_maps) seed=$dir/seed/fuzz_maps ;; *) seed=$dir/seed/fuzz_elf ;; esac
+	case $t in fuzz_maps | fuzz_callgrind) seed=$dir/seed/$t ;; *) seed=$dir/seed/fuzz_elf ;; esac
 	mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
 	# fuzz/regress/TARGET: inputs of fixed findings, replayed first as seeds
 	regress=$(dirname "$0")/regress/$t

@@ -25,4 +25,12 @@ for f in "$out"/tests/targets/chain_gcc "$out"/tests/targets/libchain_clang.so \
 	objcopy -O binary --only-section=.eh_frame "$f" "$dir/seed/fuzz_elf/eh_$(basename "$f")" \
 		2>/dev/null || true
 done
-echo "  SEED     $(ls "$dir/seed/fuzz_maps" | wc -l) maps files, $(ls "$dir/seed/fuzz_elf" | wc -l) ELF files"
+# callgrind.out: two dumps of true(1) (by line and by instruction), when valgrind is here.
+mkdir -p "$dir/seed/fuzz_callgrind"
+if command -v valgrind >/dev/null 2>&1; then
+	(cd "$dir/seed/fuzz_callgrind" &&
+		valgrind -q --tool=callgrind --callgrind-out-file=lines true &&
+		valgrind -q --tool=callgrind --dump-instr=yes --callgrind-out-file=instr true) ||
+		true
+fi
+echo "  SEED     $(ls "$dir/seed/fuzz_maps" | wc -l) maps files, $(ls "$dir/seed/fuzz_elf" | wc -l) ELF files, $(ls "$dir/seed/fuzz_callgrind" | wc -l) callgrind.out files"

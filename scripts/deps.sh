@@ -7,7 +7,7 @@ pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev 
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
       tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
       libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium qemu-system-x86
-      busybox-static libpcre2-dev libssl-dev"
+      busybox-static libpcre2-dev libssl-dev valgrind"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -82,6 +82,9 @@ struct ab_side {
 	unsigned int slot; /* the phase id of the block running */
 	struct ab_reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
 	struct sprof sp;   /* every round's samples, by netmux phase: the artifacts */
+	struct icount *ic; /* --metric instructions: netmux's counter */
+	double ins;        /* the last block's instructions */
+	struct cg_profile cg; /* and its functions (callgrind) */
 };
 
 /* Per phase, what the rounds' profiles give: user samples per function, syscalls. */
@@ -135,6 +138,10 @@ static void usage(FILE *f)
 		"                      softcode_arith, softcode_list, create (default all; they run\n"
 		"                      in that order)\n"
 		"  --rounds N          paired rounds per phase (default %d, 8-%d)\n"
+		"  --metric M          the verdict's measure: time (CPU per command, default) or\n"
+		"                      instructions (user-mode instructions per command: a hardware\n"
+		"                      counter, else netmux under callgrind; instructions:pmu or\n"
+		"                      instructions:callgrind to choose); time stays beside it\n"
 		"  --scale F           work per block relative to upstream's table (default 1)\n"
 		"  --freq HZ           user-only sampling frequency (default 997)\n"
 		"  --top N             rows per table in the text (default 10)\n"
@@ -190,6 +197,31 @@ static int parse_phases(struct ab_opts *o, const char *list)
 	return 0;
 }
 
+int ab_parse_phase_list(struct ab_opts *o, const char *list)
+{
+	return parse_phases(o, list);
+}
+
+int ab_parse_metric(const char *v, struct ab_opts *o)
+{
+	const char *colon = strchr(v, ':');
+	size_t n = colon ? (size_t)(colon - v) : strlen(v);
+
+	o->isrc = ICOUNT_AUTO;
+	if (n == 4 && !strncmp(v, "time", 4) && !colon) {
+		o->instructions = false;
+		return 0;
+	}
+	if (n == 12 && !strncmp(v, "instructions", 12) &&
+	    (!colon || (!icount_source_parse(colon + 1, &o->isrc) && o->isrc != ICOUNT_AUTO))) {
+		o->instructions = true;
+		return 0;
+	}
+	pr_err("invalid --metric %s (time, instructions, instructions:pmu, "
+	       "instructions:callgrind)", v);
+	return -EINVAL;
+}
+
 int ab_parse(int argc, char **argv, struct ab_opts *o)
 {
 	static const struct option lopts[] = {
@@ -199,6 +231,7 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 		{ "scale", required_argument, NULL, 's' },  { "freq", required_argument, NULL, 'f' },
 		{ "top", required_argument, NULL, 't' },    { "out", required_argument, NULL, 'o' },
 		{ "netmux-user", required_argument, NULL, 'u' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },	    { "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -240,6 +273,7 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 			}
 			break;
 		case 's':
+			o->scale_given = true;
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale > 0) || o->scale > 100) {
 				pr_err("invalid --scale %s", optarg);
@@ -265,6 +299,11 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 			break;
 		case 'u':
 			o->netmux_user = optarg;
+			break;
+		case 'm':
+			o->metric_given = true;
+			if (ab_parse_metric(optarg, o))
+				return -EINVAL;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -328,7 +367,10 @@ static int hook_begin(void *ctx, unsigned int phase)
 	int err;
 
 	(void)phase;
-	err = take_reading(s, &s->before[s->slot]);
+	/* callgrind's zero runs inside netmux: before the time reading, outside the block */
+	err = s->ic ? icount__begin(s->ic) : 0;
+	if (!err)
+		err = take_reading(s, &s->before[s->slot]);
 	if (!err)
 		profiler__set_phase(s->prof, s->slot);
 	return err;
@@ -341,6 +383,11 @@ static int hook_end(void *ctx, unsigned int phase)
 
 	(void)phase;
 	profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
+	/* and the dump after it */
+	if (!err && s->ic) {
+		cg_profile_free(&s->cg);
+		err = icount__end(s->ic, &s->ins, &s->cg);
+	}
 	return err;
 }
 
@@ -365,8 +412,13 @@ static int side_start(struct ab_session *ss, int which)
 				     .unwind = MUXBPF_UNWIND_AUTO, .exe = o->netmux[which] };
 	struct drive_opts dopts = { .scale = o->scale, .chunk = 256, .timeout_ms = 30000,
 				    .stop_fd = signals_fd() };
+	bool cg = o->instructions && ss->r->isrc == ICOUNT_CALLGRIND;
 	int err;
 
+	if (cg) { /* callgrind runs netmux ~40x slower than native */
+		gopts.wrap = icount_callgrind_wrap();
+		dopts.timeout_ms = 600000;
+	}
 	s->which = which;
 	s->game = game__new(&gopts);
 	if (!s->game)
@@ -379,9 +431,15 @@ static int side_start(struct ab_session *ss, int which)
 	s->prof = profiler__new(&aopts);
 	if (!s->prof)
 		return -errno;
+	if (o->instructions && ss->r->isrc == ICOUNT_PMU &&
+	    !(s->ic = icount__new(ICOUNT_PMU, s->pid, NULL, NULL)))
+		return -errno;
 	err = game__release(s->game);
 	if (!err)
-		err = game__wait_ready(s->game, BOOT_TIMEOUT_MS);
+		err = game__wait_ready(s->game, cg ? 10 * BOOT_TIMEOUT_MS : BOOT_TIMEOUT_MS);
+	if (!err && cg && !(s->ic = icount__new(ICOUNT_CALLGRIND, s->pid, game__dir(s->game),
+						netmux_user(o))))
+		err = -errno;
 	if (!err)
 		err = game__check_loopback(s->game);
 	if (err)
@@ -409,6 +467,9 @@ static void side_stop(struct ab_side *s)
 		game__stop(s->game, asked ? 10000 : 0);
 	profiler__free(s->prof);
 	s->prof = NULL;
+	icount__free(s->ic);
+	s->ic = NULL;
+	cg_profile_free(&s->cg);
 	game__free(s->game);
 	s->game = NULL;
 	for (int i = 0; i <= MUXBPF_PHASE__COUNT; i++) {
@@ -418,8 +479,29 @@ static void side_stop(struct ab_side *s)
 }
 
 /* One block of phase on side which, under phase id slot. */
+static struct fn_acc *fn_get(struct fn_set *fs, const char *name);
+
+/* callgrind's functions of the block just run: instructions, self and inclusive. */
+static int add_dump_functions(struct ab_session *ss, int w, int i, int round)
+{
+	const struct cg_profile *cg = &ss->side[w].cg;
+
+	for (size_t k = 0; k < cg->n; k++) {
+		struct fn_acc *f;
+
+		if (!cg->fns[k].incl)
+			continue;
+		f = fn_get(&ss->fns[i], cg->fns[k].name);
+		if (!f)
+			return -ENOMEM;
+		f->self[w][round] = (double)cg->fns[k].self;
+		f->total[w][round] = (double)cg->fns[k].incl;
+	}
+	return 0;
+}
+
 static int run_block(struct ab_session *ss, int which, unsigned int phase, unsigned int slot,
-		     struct ab_block *out)
+		     int round, struct ab_block *out)
 {
 	struct ab_side *s = &ss->side[which];
 	struct phase_hooks h = { .begin = hook_begin, .end = hook_end, .ctx = s };
@@ -436,7 +518,8 @@ static int run_block(struct ab_session *ss, int which, unsigned int phase, unsig
 	out->cmds = res.commands;
 	out->wall_s = res.wall_s;
 	out->cpu_ns = (double)rt_delta(&s->before[slot].rt, &s->after[slot].rt, s->pid);
-	return 0;
+	out->instructions = s->ins;
+	return ss->r->fns_instr ? add_dump_functions(ss, which, (int)slot - 1, round) : 0;
 }
 
 static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
@@ -496,7 +579,9 @@ static int collect_round(struct ab_session *ss, int w, int round)
 			break;
 		(w ? &p->b[round] : &p->a[round])->samples = t.samples;
 		v = &t.by[FOLD_BY_FUNCTION];
-		for (size_t k = 0; k < v->n; k++) {
+		/* under callgrind the samples are of valgrind's translations: functions from the
+		 * dumps instead (run_block) */
+		for (size_t k = 0; k < v->n && !ss->r->fns_instr; k++) {
 			struct fn_acc *f = fn_get(&ss->fns[i], v->rows[k].name);
 
 			if (!f) {
@@ -561,7 +646,8 @@ static int run_rounds(struct ab_session *ss)
 
 		/* which game starts first alternates too (it may get the quieter CPU, or memory) */
 		for (int j = 0; j < 2 && !err; j++)
-			err = side_start(ss, k % 2 ? 1 - j : j);
+			if (!o->one_side || (k % 2 ? 1 - j : j) == AB_A)
+				err = side_start(ss, k % 2 ? 1 - j : j);
 		for (int i = 0; i < o->nphases && !err; i++) {
 			struct ab_phase *p = &r->phases[i];
 			bool b_first = (k + i) % 2;
@@ -570,13 +656,15 @@ static int run_rounds(struct ab_session *ss)
 			for (int j = 0; j < 2 && !err; j++) {
 				int w = b_first ? 1 - j : j;
 
-				err = run_block(ss, w, p->phase, (unsigned int)i + 1,
+				if (o->one_side && w == AB_B)
+					continue;
+				err = run_block(ss, w, p->phase, (unsigned int)i + 1, k,
 						w ? &p->b[k] : &p->a[k]);
 			}
 			if (!err && signals_pending())
 				err = -EINTR;
 		}
-		for (int w = 0; w < 2 && !err; w++)
+		for (int w = 0; w < (o->one_side ? 1 : 2) && !err; w++)
 			err = collect_round(ss, w, k);
 		for (int w = 0; w < 2; w++)
 			side_stop(&ss->side[w]);
@@ -655,7 +743,7 @@ static int analyze_functions(struct ab_session *ss, int i)
 	}
 	/* the largest differences by self or total, then in the order of self */
 	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn_max);
-	while (p->nfns > AB_FN_KEEP)
+	while (p->nfns > (ss->o->one_side ? 4 * AB_FN_KEEP : AB_FN_KEEP))
 		free(p->fns[--p->nfns].name);
 	qsort(p->fns, p->nfns, sizeof(*p->fns), cmp_fn);
 	return err;
@@ -695,6 +783,7 @@ static int analyze_syscalls(struct ab_session *ss, int i)
 
 static int analyze(struct ab_session *ss)
 {
+	const struct stats_ab_opts instr_opts = { .min_effect = AB_INSTR_MIN_EFFECT };
 	struct ab_result *r = ss->r;
 	int err = 0;
 
@@ -706,8 +795,17 @@ static int analyze(struct ab_session *ss)
 		for (int k = 0; k < p->rounds; k++) {
 			p->a_us[k] = p->a[k].cmds ? p->a[k].cpu_ns / 1e3 / p->a[k].cmds : 0;
 			p->b_us[k] = p->b[k].cmds ? p->b[k].cpu_ns / 1e3 / p->b[k].cmds : 0;
+			p->a_ins[k] = p->a[k].cmds ? p->a[k].instructions / p->a[k].cmds : 0;
+			p->b_ins[k] = p->b[k].cmds ? p->b[k].instructions / p->b[k].cmds : 0;
 		}
-		err = stats_ab_compare(p->a_us, p->b_us, p->rounds, NULL, &p->cmp);
+		if (ss->o->one_side) /* the gate: no comparison, only A's figures */
+			err = 0;
+		else if (ss->o->instructions)
+			err = stats_ab_compare(p->a_ins, p->b_ins, p->rounds, &instr_opts,
+					       &p->cmp) ?:
+			      stats_ab_compare(p->a_us, p->b_us, p->rounds, NULL, &p->cmp_time);
+		else
+			err = stats_ab_compare(p->a_us, p->b_us, p->rounds, NULL, &p->cmp);
 		if (!err)
 			err = analyze_functions(ss, i);
 		if (!err && r->ledger)
@@ -924,6 +1022,14 @@ int ab_run(const struct ab_opts *o, struct ab_result *r)
 			err = -ENOMEM;
 	if (!err)
 		err = preflight_bpf();
+	if (!err && o->instructions) {
+		err = icount_probe(o->isrc, &r->isrc, r->isrc_why, sizeof(r->isrc_why));
+		if (err)
+			pr_err("ab: --metric instructions: %s", r->isrc_why);
+		r->fns_instr = r->isrc == ICOUNT_CALLGRIND;
+		if (!err && !o->quiet)
+			fprintf(stderr, "muxbpf ab: instructions from %s\n", r->isrc_why);
+	}
 	if (!err)
 		err = run_rounds(&ss);
 	if (!err)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "icount.h"
 #include "muxbpf.h"
 #include "stats.h"
 
@@ -40,6 +41,10 @@ struct ab_opts {
 	const char *out_dir; /* NULL: no files */
 	bool quiet;
 	const char *netmux_user;
+	bool instructions;             /* --metric instructions: the verdict on instructions */
+	enum icount_source isrc;       /* their source (ICOUNT_AUTO: probed) */
+	bool one_side;                 /* the gate: only A runs (no comparison) */
+	bool metric_given, scale_given; /* on the command line (the gate's defaults differ) */
 };
 
 /* One build's block in one round. */
@@ -48,9 +53,11 @@ struct ab_block {
 	uint64_t cmds;   /* commands of the block */
 	double wall_s;
 	uint64_t samples; /* user samples recorded in the block */
+	double instructions; /* user-mode instructions retired (--metric instructions) */
 };
 
-/* A function's difference, µs of CPU per command (user samples x period / commands). */
+/* A function's difference, µs of CPU per command (user samples x period / commands), or with
+ * callgrind instructions per command (ab_result.fns_instr). */
 struct ab_fn {
 	char *name;
 	struct stats_delta self, total;
@@ -68,7 +75,9 @@ struct ab_phase {
 	struct ab_block a[AB_MAX_ROUNDS], b[AB_MAX_ROUNDS];
 	bool b_first[AB_MAX_ROUNDS]; /* the order of the round's blocks */
 	double a_us[AB_MAX_ROUNDS], b_us[AB_MAX_ROUNDS]; /* CPU per command, µs */
-	struct stats_ab cmp;                            /* on a_us, b_us */
+	double a_ins[AB_MAX_ROUNDS], b_ins[AB_MAX_ROUNDS]; /* instructions per command */
+	struct stats_ab cmp;      /* the verdict's metric: a_ins, b_ins or a_us, b_us */
+	struct stats_ab cmp_time; /* with --metric instructions: on a_us, b_us, beside it */
 	struct ab_fn *fns;  /* sorted by |self delta|, then |total delta| */
 	size_t nfns;
 	struct ab_sys *sys; /* sorted by |cpu delta| */
@@ -84,10 +93,21 @@ struct ab_result {
 	double wall_s;
 	double period_ns; /* one user sample */
 	bool ledger;      /* per-syscall deltas available */
+	enum icount_source isrc; /* --metric instructions: the source used */
+	char isrc_why[256];      /* and why */
+	bool fns_instr;          /* function deltas in instructions (callgrind's dumps) */
 };
+
+/* The verdict floor of instructions: paired A/A rounds under callgrind differ by 0.1% or less
+ * (bench/reports/2026-12-04-instructions.md), so 0.5% is several times the noise. */
+#define AB_INSTR_MIN_EFFECT 0.005
 
 /* Parse `muxbpf ab ...` (argv[0] is "ab").  0, 1 (--help printed), or -EINVAL (usage printed). */
 int ab_parse(int argc, char **argv, struct ab_opts *o);
+/* --phase's list into o (ab's phases, in ab's order).  0 or -EINVAL (error printed). */
+int ab_parse_phase_list(struct ab_opts *o, const char *list);
+/* --metric's value into o (instructions, isrc).  0 or -EINVAL (error printed). */
+int ab_parse_metric(const char *v, struct ab_opts *o);
 /* Run the session, fill r and, with o->out_dir, write the artifacts of both builds there (their
  * folded stacks, flame graphs and profile.pb.gz) and the differential flame graphs.  0 or -errno
  * (error printed). */

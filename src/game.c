@@ -42,6 +42,7 @@ struct game {
 	int release_fd; /* write end of the pause pipe, -1 once released */
 	int status;	/* waitpid status, -1 while running */
 	char **envp;	/* the child's environment, built before fork */
+	char **argv;	/* what the child execs: netmux's command line, after opts->wrap */
 	bool drop;	/* run netmux as uid/gid (root only) */
 	uid_t uid;
 	gid_t gid;
@@ -462,8 +463,29 @@ static int game_build_env(struct game *g, const struct game_opts *o)
 	return 0;
 }
 
+/* The child's command line: opts->wrap's words, then netmux's (-e -: log to stderr, which is
+ * netmux.log). */
+static int game_build_argv(struct game *g, const struct game_opts *o)
+{
+	static const char *const args[] = { "-c", "netmux.conf", "-p", "netmux.pid", "-e", "-" };
+	size_t nw = 0, i = 0;
+
+	while (o->wrap && o->wrap[nw])
+		nw++;
+	g->argv = calloc(nw + 8, sizeof(*g->argv));
+	if (!g->argv)
+		return -ENOMEM;
+	for (size_t k = 0; k < nw; k++)
+		g->argv[i++] = (char *)o->wrap[k];
+	g->argv[i++] = g->netmux;
+	for (size_t k = 0; k < sizeof(args) / sizeof(args[0]); k++)
+		g->argv[i++] = (char *)args[k];
+	return 0;
+}
+
 static void game_destroy(struct game *g)
 {
+	free(g->argv);
 	if (g->envp) {
 		for (int i = 0; g->envp[i]; i++)
 			if (strncmp(g->envp[i], "LD_LIBRARY_PATH=", 16) == 0)
@@ -515,7 +537,7 @@ static int game_setup(struct game *g, const struct game_opts *opts)
 		return g->port;
 	}
 	err = game_write_config(g, sqlite);
-	return err ?: game_chown(g) ?: game_build_env(g, opts);
+	return err ?: game_chown(g) ?: game_build_env(g, opts) ?: game_build_argv(g, opts);
 }
 
 struct game *game__new(const struct game_opts *opts)
@@ -589,8 +611,6 @@ static void child_check(int sfd, const char *path, int mode, const char *what)
 static void __attribute__((noreturn)) child_run(struct game *g, int rfd, int wfd, int sfd,
 						pid_t parent)
 {
-	/* -e -: log to stderr, which is netmux.log */
-	char *argv[] = { g->netmux, "-c", "netmux.conf", "-p", "netmux.pid", "-e", "-", NULL };
 	static const int dfl[] = { SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	static const char exec_failed[] = "muxbpf: failed to exec netmux\n";
 	struct sigaction sa = { .sa_handler = SIG_DFL };
@@ -633,7 +653,7 @@ static void __attribute__((noreturn)) child_run(struct game *g, int rfd, int wfd
 		_exit(126);
 	if (read(rfd, &go, 1) != 1)
 		_exit(0);
-	execve(g->netmux, argv, g->envp);
+	execve(g->argv[0], g->argv, g->envp);
 	fd = errno;
 	n = write(STDERR_FILENO, exec_failed, sizeof(exec_failed) - 1);
 	(void)n;

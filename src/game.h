@@ -22,6 +22,9 @@ struct game_opts {
 	const char *const *env; /* VAR=VALUE entries for netmux's environment (muxbpf ab's
 				 * --env-a/--env-b), in place of ours of the same names */
 	int nenv;
+	const char *const *wrap; /* a command netmux runs under (NULL-terminated argv, its first
+				  * entry an absolute path), e.g. valgrind --tool=callgrind; NULL:
+				  * none */
 };
 
 /* What goes into netmux.conf; pure data so the generator is testable. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "ab.h"
 #include "diff.h"
+#include "gate.h"
 #include "log.h"
 #include "opts.h"
 #include "out.h"
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "ab"))
 		return ab_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "gate"))
+		return gate_main(argc - 1, argv + 1);
 	err = opts_parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;

@@ -27,6 +27,8 @@ static const char usage[] =
 	"usage: muxbpf [options]\n"
 	"       muxbpf diff OLD NEW [--out DIR] [--top N]   (OLD, NEW: report.json or its dir)\n"
 	"       muxbpf ab [ab options] A B   (two netmux builds compared; muxbpf ab --help)\n"
+	"       muxbpf gate save|check FILE [gate options] NETMUX   (a baseline file; muxbpf gate "
+	"--help)\n"
 	"       muxbpf attach (--pid PID | --port PORT | --name NAME) [live options] [options]\n"
 	"       muxbpf run [options] [live options]   (the same as no subcommand)\n"
 	"Profile a throwaway netmux phase by phase with BPF, or attach to a running process.\n"

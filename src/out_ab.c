@@ -15,6 +15,35 @@ static void env_line(FILE *f, const struct ab_opts *o, int w)
 		fputc('\n', f);
 }
 
+/* --metric instructions: the verdicts on instructions, CPU time beside them. */
+static void instr_table(FILE *f, const struct ab_result *r)
+{
+	fprintf(f, "  instructions per command: netmux's user-mode instructions retired in each "
+		   "block / its commands; source: %s\n", r->isrc_why);
+	fprintf(f, "  CPU per command beside them: exact on-CPU time (kernel runtime accounting, "
+		   "all threads, kernel time included)%s\n\n",
+		r->isrc == ICOUNT_CALLGRIND ? ", of netmux under callgrind (~40x native)" : "");
+	fprintf(f, "%-15s %12s %12s %8s %19s %8s %6s  %-7s %9s %9s %7s  %s\n", "phase",
+		"A instr/cmd", "B instr/cmd", "B/A", "95% interval", "p", "mdd", "verdict",
+		"A us/cmd", "B us/cmd", "B/A", "time");
+	for (int i = 0; i < r->nphases; i++) {
+		const struct ab_phase *p = &r->phases[i];
+		const struct stats_ab *c = &p->cmp, *t = &p->cmp_time;
+
+		fprintf(f, "%-15s %12.1f %12.1f %8.4f   [%7.4f, %7.4f] %8.2g %5.2f%%  %-7s %9.2f "
+			   "%9.2f %7.3f  %s\n",
+			phase_name(p->phase), c->a_median, c->b_median, c->ratio, c->ci_low,
+			c->ci_high, c->p, 100 * c->mdd, stats_verdict_name(c->verdict), t->a_median,
+			t->b_median, t->ratio, stats_verdict_name(t->verdict));
+	}
+	fprintf(f, "\n  instr/cmd: median over the rounds; B/A: median of the rounds' ratios, "
+		   "interval by bootstrap over the paired rounds; p: Wilcoxon signed-rank; mdd: the "
+		   "smallest difference this run could have called; verdict: faster/slower needs "
+		   "the interval off 1, p < 0.01 and at least %.1f%%; time: the same rules on CPU "
+		   "per command (3%% floor)\n",
+		100 * AB_INSTR_MIN_EFFECT);
+}
+
 void ab_text_write(FILE *f, const struct ab_result *r)
 {
 	const struct ab_opts *o = r->o;
@@ -28,6 +57,10 @@ void ab_text_write(FILE *f, const struct ab_result *r)
 		"  %s; both up at once, blocks alternating A/B over %d rounds per phase, scale %g, "
 		"%d Hz; %.0f s\n",
 		r->version[AB_A], o->rounds, o->scale, o->freq, r->wall_s);
+	if (o->instructions) {
+		instr_table(f, r);
+		goto details;
+	}
 	fprintf(f, "  CPU per command: netmux's exact on-CPU time in each block (kernel runtime "
 		   "accounting, all threads) / its commands\n\n");
 	fprintf(f, "%-15s %9s %9s %9s %9s %7s %17s %8s %6s  %s\n", "phase", "A us/cmd", "A best",
@@ -46,6 +79,7 @@ void ab_text_write(FILE *f, const struct ab_result *r)
 		   "signed-rank on the paired rounds; mdd: the smallest difference this run could "
 		   "have called; verdict: faster/slower needs the interval off 1, p < 0.01 and at "
 		   "least 3%%\n");
+details:
 	for (int i = 0; i < r->nphases; i++) {
 		const struct ab_phase *p = &r->phases[i];
 		uint64_t sa = 0, sb = 0;
@@ -58,11 +92,22 @@ void ab_text_write(FILE *f, const struct ab_result *r)
 		fprintf(f, "\n== %s: %llu commands per block; samples A %llu, B %llu\n",
 			phase_name(p->phase), (unsigned long long)(p->rounds ? p->a[0].cmds : 0),
 			(unsigned long long)sa, (unsigned long long)sb);
+		if (o->instructions) {
+			fprintf(f, "  rounds (instructions/cmd, A B):");
+			for (int k = 0; k < p->rounds; k++)
+				fprintf(f, " %.1f/%.1f", p->a_ins[k], p->b_ins[k]);
+			fputc('\n', f);
+		}
 		fprintf(f, "  rounds (us/cmd, A B):");
 		for (int k = 0; k < p->rounds; k++)
 			fprintf(f, " %.2f/%.2f", p->a_us[k], p->b_us[k]);
-		fprintf(f, "\n  functions, B - A in us of CPU per command (user samples), "
-			   "95%% interval:\n");
+		if (r->fns_instr)
+			fprintf(f, "\n  functions, B - A in instructions per command (callgrind's dumps; "
+				   "inlined code counts in the function it was inlined into), 95%% "
+				   "interval:\n");
+		else
+			fprintf(f, "\n  functions, B - A in us of CPU per command (user samples), "
+				   "95%% interval:\n");
 		fprintf(f, "  %10s %21s %10s %21s  %s\n", "self", "", "total", "", "function");
 		for (size_t k = 0; k < p->nfns && shown < top; k++, shown++) {
 			const struct ab_fn *fn = &p->fns[k];
@@ -113,7 +158,7 @@ static void build_obj(struct jw *w, const struct ab_result *r, int s)
 	jw_obj_end(w);
 }
 
-static void side_obj(struct jw *w, const char *key, const struct ab_phase *p, int s)
+static void side_obj(struct jw *w, const char *key, const struct ab_phase *p, int s, bool instr)
 {
 	const struct stats_ab *c = &p->cmp;
 	const double *us = s ? p->b_us : p->a_us;
@@ -136,8 +181,45 @@ static void side_obj(struct jw *w, const char *key, const struct ab_phase *p, in
 		jw_ku64(w, "commands", b[k].cmds);
 		jw_knum(w, "wall_s", b[k].wall_s);
 		jw_ku64(w, "samples", b[k].samples);
+		if (instr)
+			jw_knum(w, "instructions", b[k].instructions);
 		jw_obj_end(w);
 	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
+/* A comparison's figures (the time one beside an instructions verdict). */
+static void cmp_obj(struct jw *w, const struct stats_ab *c)
+{
+	jw_obj(w);
+	jw_knum(w, "a_median", c->a_median);
+	jw_knum(w, "b_median", c->b_median);
+	jw_knum(w, "ratio", c->ratio);
+	jw_knum(w, "ci_low", c->ci_low);
+	jw_knum(w, "ci_high", c->ci_high);
+	jw_knum(w, "p", c->p);
+	jw_knum(w, "mdd", c->mdd);
+	jw_kstr(w, "verdict", stats_verdict_name(c->verdict));
+	jw_obj_end(w);
+}
+
+/* Instructions per command of each side, median and every round. */
+static void instr_obj(struct jw *w, const struct ab_phase *p)
+{
+	jw_key(w, "instructions");
+	jw_obj(w);
+	jw_knum(w, "a_per_cmd", p->cmp.a_median);
+	jw_knum(w, "b_per_cmd", p->cmp.b_median);
+	jw_key(w, "a_rounds");
+	jw_arr(w);
+	for (int k = 0; k < p->rounds; k++)
+		jw_num(w, p->a_ins[k]);
+	jw_arr_end(w);
+	jw_key(w, "b_rounds");
+	jw_arr(w);
+	for (int k = 0; k < p->rounds; k++)
+		jw_num(w, p->b_ins[k]);
 	jw_arr_end(w);
 	jw_obj_end(w);
 }
@@ -160,8 +242,14 @@ int ab_json_write(FILE *f, const struct ab_result *r)
 	jw_ku64(&w, "freq", (uint64_t)o->freq);
 	jw_knum(&w, "wall_s", r->wall_s);
 	jw_knum(&w, "alpha", STATS_ALPHA);
-	jw_knum(&w, "min_effect", 0.03);
+	jw_knum(&w, "min_effect", o->instructions ? AB_INSTR_MIN_EFFECT : 0.03);
 	jw_kstr(&w, "cpu_source", "kernel runtime accounting (sum_exec_runtime), exact");
+	jw_kstr(&w, "metric", o->instructions ? "instructions" : "time");
+	if (o->instructions) {
+		jw_kstr(&w, "instructions_source", icount_source_name(r->isrc));
+		jw_kstr(&w, "instructions_source_why", r->isrc_why);
+		jw_kstr(&w, "functions_unit", r->fns_instr ? "instructions" : "us");
+	}
 	jw_key(&w, "phases");
 	jw_arr(&w);
 	for (int i = 0; i < r->nphases; i++) {
@@ -179,8 +267,13 @@ int ab_json_write(FILE *f, const struct ab_result *r)
 		jw_knum(&w, "best_ratio", c->best_ratio);
 		jw_knum(&w, "mdd", c->mdd);
 		jw_kstr(&w, "verdict", stats_verdict_name(c->verdict));
-		side_obj(&w, "a", p, AB_A);
-		side_obj(&w, "b", p, AB_B);
+		side_obj(&w, "a", p, AB_A, o->instructions);
+		side_obj(&w, "b", p, AB_B, o->instructions);
+		if (o->instructions) {
+			instr_obj(&w, p);
+			jw_key(&w, "time");
+			cmp_obj(&w, &p->cmp_time);
+		}
 		jw_key(&w, "b_first");
 		jw_arr(&w);
 		for (int k = 0; k < p->rounds; k++)
@@ -191,8 +284,10 @@ int ab_json_write(FILE *f, const struct ab_result *r)
 		for (size_t k = 0; k < p->nfns; k++) {
 			jw_obj(&w);
 			jw_kstr(&w, "name", p->fns[k].name);
-			delta_obj(&w, "self_us", &p->fns[k].self);
-			delta_obj(&w, "total_us", &p->fns[k].total);
+			delta_obj(&w, r->fns_instr ? "self_instructions" : "self_us",
+				  &p->fns[k].self);
+			delta_obj(&w, r->fns_instr ? "total_instructions" : "total_us",
+				  &p->fns[k].total);
 			jw_obj_end(&w);
 		}
 		jw_arr_end(&w);

@@ -259,6 +259,13 @@ static void test_wilcoxon(void **state)
 	for (int i = 0; i < 40; i++)
 		ties[i] = (i % 2 ? 1 : -1) * (1 + i / 2);
 	assert_true(stats_wilcoxon_p(ties, 40) > 0.5);
+	/* identical differences (a deterministic measure): exact with ties, 2 of 2^8 patterns */
+	for (int i = 0; i < 8; i++)
+		ties[i] = 7;
+	assert_float_equal(stats_wilcoxon_p(ties, 8), 2.0 / 256, 1e-12);
+	/* |1, 1, 2, -2|: doubled midranks 3, 3, 7, 7, W2+ = 13; P(W2+ >= 13) = 6/16 */
+	ties[0] = 1, ties[1] = 1, ties[2] = 2, ties[3] = -2;
+	assert_float_equal(stats_wilcoxon_p(ties, 4), 2 * 6.0 / 16, 1e-12);
 	/* 40 positive tied differences: the normal approximation, far below 0.001 */
 	for (int i = 0; i < 40; i++)
 		ties[i] = 1 + i % 4;

@@ -605,11 +605,12 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
         (x.env && x.env.length ? ' \u00b7 env ' + x.env.join(' ') : '')]);
     };
     app.appendChild(el('header', { cls: 'top', id: 'top' }, [
-      el('h1', {}, ['muxbpf ab ', el('span', { cls: 'kind', text: '\u2014 B against A, CPU per command' })]),
+      el('h1', {}, ['muxbpf ab ', el('span', { cls: 'kind', text: '\u2014 B against A, ' + (d.metric === 'instructions' ? 'instructions' : 'CPU') + ' per command' })]),
       meta([['A', build(d.a)], ['B', build(d.b)],
         ['design', 'both up at once, blocks alternating A/B over ' + d.rounds + ' rounds per phase; scale ' + d.scale + ', ' + d.freq + ' Hz; ' + num(d.wall_s, 0) + ' s'],
         ['CPU', d.cpu_source],
-        ['verdict rule', 'faster/slower needs the 95% interval of B/A off 1, p < ' + d.alpha + ' and at least ' + num(100 * d.min_effect, 0) + '%']])]));
+        ['instructions', d.metric === 'instructions' ? d.instructions_source_why + ' (the verdicts are on instructions; time beside them in the text and ab.json)' : 'not measured (--metric time)'],
+        ['verdict rule', 'faster/slower needs the 95% interval of B/A off 1, p < ' + d.alpha + ' and at least ' + num(100 * d.min_effect, 1) + '%']])]));
     app.appendChild(toc(names));
     var m = el('main');
     app.appendChild(m);
@@ -638,14 +639,17 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           (p.p < 0.001 ? p.p.toExponential(1) : num(p.p, 3)) + ' \u00b7 A ' + num(p.a.cpu_per_cmd_us, 2) + ' us/cmd, B ' +
           num(p.b.cpu_per_cmd_us, 2) + ' us/cmd' }),
         phaseLinks(names, i, has ? [p.name + '.diff.svg'] : [])]));
+      /* --metric instructions with callgrind: the function deltas are in instructions */
+      var fs = function (x) { return x.self_us || x.self_instructions; };
+      var ft = function (x) { return x.total_us || x.total_instructions; };
       var rounds = p.a.rounds_us.map(function (a, k) { return { k: k + 1, a: a, b: p.b.rounds_us[k], first: p.b_first[k] ? 'B' : 'A' }; });
       sec.appendChild(el('div', { cls: 'grid2 row2' }, [
-        card('Functions, B \u2212 A', 'us of CPU per command (user samples), 95% interval', [p.functions.length ? scroll(table([
-          { label: 'self', num: true, get: function (x) { return x.self_us.delta; }, fmt: function (v) { return signed(v, 3); },
-            cls: function (x) { return x.self_us.ci_low > 0 ? 'up' : x.self_us.ci_high < 0 ? 'down' : ''; } },
-          { label: 'self interval', get: function (x) { return ci(x.self_us.ci_low, x.self_us.ci_high, 3); }, cls: function () { return 'nw'; } },
-          { label: 'total', num: true, get: function (x) { return x.total_us.delta; }, fmt: function (v) { return signed(v, 3); } },
-          { label: 'total interval', get: function (x) { return ci(x.total_us.ci_low, x.total_us.ci_high, 3); }, cls: function () { return 'nw'; } },
+        card('Functions, B \u2212 A', d.functions_unit === 'instructions' ? 'instructions per command (callgrind), 95% interval' : 'us of CPU per command (user samples), 95% interval', [p.functions.length ? scroll(table([
+          { label: 'self', num: true, get: function (x) { return fs(x).delta; }, fmt: function (v) { return signed(v, 3); },
+            cls: function (x) { return fs(x).ci_low > 0 ? 'up' : fs(x).ci_high < 0 ? 'down' : ''; } },
+          { label: 'self interval', get: function (x) { return ci(fs(x).ci_low, fs(x).ci_high, 3); }, cls: function () { return 'nw'; } },
+          { label: 'total', num: true, get: function (x) { return ft(x).delta; }, fmt: function (v) { return signed(v, 3); } },
+          { label: 'total interval', get: function (x) { return ci(ft(x).ci_low, ft(x).ci_high, 3); }, cls: function () { return 'nw'; } },
           { label: 'function', get: function (x) { return x.name; } }
         ], p.functions, { cls: 'fn abfn' })) : el('p', { cls: 'small', text: 'no samples' })]),
         el('div', {}, [
