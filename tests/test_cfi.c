@@ -23,8 +23,8 @@
 #include <cmocka.h>
 #include <gelf.h>
 #include <libelf.h>
-#include "cfi.h"
-#include "libdeps.h"
+#include "symbols/cfi.h"
+#include "symbols/libdeps.h"
 
 /* A system library by name, where the dynamic linker finds it (libdeps.c), or "" (then
  * access() fails and the test skips). */
