@@ -41,10 +41,10 @@ BPF_LINKED := $(OUTPUT)/bpf/muxbpf.bpf.o
 SKEL := $(OUTPUT)/muxbpf.skel.h
 OPT_SKELS := $(BPF_OPTIONAL:%=$(OUTPUT)/%.skel.h)
 
-SRCS := $(wildcard src/*.c)
+SRCS := $(wildcard src/*/*.c)
 OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS)) $(OUTPUT)/src/profile.pb-c.o \
 	$(OUTPUT)/src/assets.o
-LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(OUTPUT)/src/cli/main.o,$(OBJS))
 
 # The embedded default target (see scripts/build-netmux.sh).
 NETMUX_DIR := $(abspath $(OUTPUT))/tinymux
@@ -105,6 +105,7 @@ $(SYSCALL_NAMES): scripts/gen-syscalls.sh | $(OUTPUT)
 # object.
 $(OUTPUT)/src/%.o: src/%.c | $(SKEL) $(OPT_SKELS) $(SYSCALL_NAMES) $(OUTPUT)/src
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/muxbpf: $(OBJS)
@@ -122,16 +123,16 @@ $(OUTPUT)/src/profile.pb-c.o: $(PB_C) | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/src/out_pprof.o: $(OUTPUT)/profile.pb-c.h
+$(OUTPUT)/src/output/out_pprof.o: $(OUTPUT)/profile.pb-c.h
 
-# The viewer's and report.html's CSS and JavaScript, embedded as strings (src/assets.h).
-ASSETS := $(wildcard src/assets/*.css src/assets/*.js)
+# The viewer's and report.html's CSS and JavaScript, embedded as strings (src/output/assets.h).
+ASSETS := $(wildcard src/output/assets/*.css src/output/assets/*.js)
 ASSETS_C := $(OUTPUT)/assets.c
 $(ASSETS_C): scripts/gen-assets.sh $(ASSETS) | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-assets.sh $(ASSETS) > $@
 
-$(OUTPUT)/src/assets.o: $(ASSETS_C) src/assets.h | $(OUTPUT)/src
+$(OUTPUT)/src/assets.o: $(ASSETS_C) src/output/assets.h | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
@@ -220,4 +221,4 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(filter-out $(OUTPUT)/tinymux,$(wildcard $(OUTPUT)/*))
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/src/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 static double now_ms(void)
 {

@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "profiler.h"
-#include "log.h"
+#include "loader/profiler.h"
+#include "base/log.h"
 
 enum { DETACHED, SAMPLER, LEDGER, NCONF };
 static const char *const conf_name[NCONF] = { "detached", "sampler only", "sampler + ledger" };

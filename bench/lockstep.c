@@ -20,12 +20,12 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "profiler.h"
-#include "collect.h"
-#include "maps.h"
-#include "procstat.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "loader/profiler.h"
+#include "loader/collect.h"
+#include "proc/maps.h"
+#include "proc/procstat.h"
+#include "model/profile.h"
+#include "symbols/symbolize.h"
 
 struct child {
 	pid_t pid;

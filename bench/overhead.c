@@ -73,20 +73,20 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "calib.h"
-#include "collect_live.h"
-#include "cost.h"
-#include "profiler.h"
-#include "drive.h"
-#include "game.h"
-#include "log.h"
+#include "loader/calib.h"
+#include "loader/collect_live.h"
+#include "model/cost.h"
+#include "loader/profiler.h"
+#include "proc/drive.h"
+#include "proc/game.h"
+#include "base/log.h"
 #include "floor.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
-#include "phases.h"
-#include "procstat.h"
-#include "signals.h"
-#include "softcode.h"
+#include "base/phases.h"
+#include "proc/procstat.h"
+#include "base/signals.h"
+#include "loader/softcode.h"
 
 #define MAX_ROUNDS 32
 #define MAX_REPS 64

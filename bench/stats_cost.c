@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "profiler.h"
-#include "collect_live.h"
-#include "log.h"
-#include "unwind.h"
+#include "loader/profiler.h"
+#include "loader/collect_live.h"
+#include "base/log.h"
+#include "loader/unwind.h"
 
 static double now_ns(void)
 {

@@ -24,10 +24,10 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "calib.h"
-#include "profiler.h"
-#include "collect_live.h"
-#include "log.h"
+#include "loader/calib.h"
+#include "loader/profiler.h"
+#include "loader/collect_live.h"
+#include "base/log.h"
 #include "floor.h"
 
 enum {

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "profiler.h"
+#include "loader/profiler.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 

@@ -23,7 +23,7 @@
 #include <bpf/libbpf.h>
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
-#include "probe_cost.h"
+#include "loader/probe_cost.h"
 
 #define MAX_ROUNDS 32
 

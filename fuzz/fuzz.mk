@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # libFuzzer targets for the parsers of files muxbpf did not write (clang -fsanitize=fuzzer,
 # address,undefined; UBSan findings abort like crashes):
-#   fuzz_maps       /proc/PID/maps text (src/maps.c)
-#   fuzz_symbolize  ELF files through the symbolizer (src/symbolize.c, libelf)
-#   fuzz_cfi        ELF images through the CFI compiler (src/cfi.c, libdw)
-#   fuzz_callgrind  callgrind.out files (src/callgrind.c)
+#   fuzz_maps       /proc/PID/maps text (src/proc/maps.c)
+#   fuzz_symbolize  ELF files through the symbolizer (src/symbols/symbolize.c, libelf)
+#   fuzz_cfi        ELF images through the CFI compiler (src/symbols/cfi.c, libdw)
+#   fuzz_callgrind  callgrind.out files (src/model/callgrind.c)
 # Seeds come from real files at build time: this machine's /proc/*/maps, the test fixtures and
 # targets, TinyMUX's own binaries.  The growing corpora live in $(OUTPUT)/fuzz/corpus/<target>.
 #
@@ -26,10 +26,11 @@ FUZZ_CFLAGS := -g -O1 -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $(FUZZ_SAN) -Iinclu
 	$(shell pkg-config --cflags libelf libdw 2>/dev/null)
 FUZZ_LIBS := $(shell pkg-config --libs libelf libdw liblzma 2>/dev/null || echo -lelf -ldw -llzma) -lz -lstdc++
 
-FUZZ_SRC_fuzz_maps := src/maps.c src/log.c
-FUZZ_SRC_fuzz_symbolize := src/symbolize.c src/symbolize_inline.c src/elfread.c src/maps.c src/log.c
-FUZZ_SRC_fuzz_cfi := src/cfi.c src/elfread.c src/log.c
-FUZZ_SRC_fuzz_callgrind := src/callgrind.c
+FUZZ_SRC_fuzz_maps := src/proc/maps.c src/base/log.c
+FUZZ_SRC_fuzz_symbolize := src/symbols/symbolize.c src/symbols/symbolize_inline.c \
+	src/symbols/elfread.c src/proc/maps.c src/base/log.c
+FUZZ_SRC_fuzz_cfi := src/symbols/cfi.c src/symbols/elfread.c src/base/log.c
+FUZZ_SRC_fuzz_callgrind := src/model/callgrind.c
 
 .PHONY: fuzz fuzz-build fuzz-seed fuzz-replay
 

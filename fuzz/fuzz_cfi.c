@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <elf.h>
-#include "cfi.h"
+#include "symbols/cfi.h"
 
 #define TEMPLATE_EH_ADDR 0x1000
 #define TEMPLATE_TEXT_END (1u << 28)

@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "maps.h"
-#include "symbolize.h"
+#include "proc/maps.h"
+#include "symbols/symbolize.h"
 
 static int memfd = -1;
 static char path[64];

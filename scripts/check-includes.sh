@@ -1,12 +1,12 @@
 #!/bin/sh
 # No include circles: exits 1, naming the circle, when the modules of src/ and bpf/ include
-# each other in a loop.  A module is a file's name without .c/.h (src/run.c and src/run.h are
-# module run; a private header X_int.h belongs to module X); module A uses module B when a file
-# of A includes B's header.  tsort finds loops.
+# each other in a loop.  A module is a file's name without .c/.h (src/session/run.c and
+# src/session/run.h are module run; a private header X_int.h belongs to module X); module A uses
+# module B when a file of A includes B's header.  tsort finds loops.
 #   scripts/check-includes.sh [REPO_DIR]
 set -u
 cd "${1:-.}" || exit 2
-edges=$(for f in src/*.[ch] bpf/*.[ch] include/*.h; do
+edges=$(for f in src/*/*.[ch] bpf/*.[ch] include/*.h; do
 	[ -f "$f" ] || continue
 	from=$(basename "$f" | sed 's/\.bpf\.[ch]$//; s/_int\.h$//; s/\.[ch]$//')
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |

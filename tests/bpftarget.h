@@ -19,12 +19,12 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "profiler.h"
+#include "loader/profiler.h"
 #include "muxbpf.skel.h"
-#include "collect.h"
-#include "collect_ledger.h"
-#include "procstat.h"
-#include "profile.h"
+#include "loader/collect.h"
+#include "loader/collect_ledger.h"
+#include "proc/procstat.h"
+#include "model/profile.h"
 
 struct target {
 	pid_t pid;

@@ -32,9 +32,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/un.h>
-#include "drive.h"
-#include "game.h"
-#include "phases.h"
+#include "proc/drive.h"
+#include "proc/game.h"
+#include "base/phases.h"
 
 static int ctl_fd = -1;
 

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ledger.h"
-#include "maps.h"
-#include "rounds.h"
-#include "stats.h"
-#include "symbolize.h"
+#include "model/ledger.h"
+#include "proc/maps.h"
+#include "fold/rounds.h"
+#include "base/stats.h"
+#include "symbols/symbolize.h"
 #include "testutil.h"
 #include "bpftarget.h"
 

@@ -20,13 +20,13 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
-#include "profiler.h"
-#include "collect.h"
-#include "game.h"
-#include "preflight.h"
-#include "profile.h"
-#include "report.h"
-#include "signals.h"
+#include "loader/profiler.h"
+#include "loader/collect.h"
+#include "proc/game.h"
+#include "loader/preflight.h"
+#include "model/profile.h"
+#include "report/report.h"
+#include "base/signals.h"
 #include "testutil.h"
 #include "bpftarget.h"
 

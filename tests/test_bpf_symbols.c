@@ -22,12 +22,12 @@
 #include <limits.h>
 #include <string.h>
 #include <time.h>
-#include "fold.h"
-#include "opts.h"
-#include "phases.h"
-#include "resolve.h"
-#include "reading.h"
-#include "run.h"
+#include "fold/fold.h"
+#include "session/opts.h"
+#include "base/phases.h"
+#include "symbols/resolve.h"
+#include "session/reading.h"
+#include "session/run.h"
 #include "testutil.h"
 
 #define CHAIN_MAX 32

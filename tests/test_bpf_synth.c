@@ -22,12 +22,12 @@
 #include <cmocka.h>
 #include <math.h>
 #include <linux/perf_event.h>
-#include "profiler.h"
-#include "collect.h"
-#include "maps.h"
-#include "procstat.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "loader/profiler.h"
+#include "loader/collect.h"
+#include "proc/maps.h"
+#include "proc/procstat.h"
+#include "model/profile.h"
+#include "symbols/symbolize.h"
 #include "testutil.h"
 #include "bpftarget.h"
 

@@ -26,15 +26,15 @@
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "profiler.h"
-#include "collect.h"
-#include "maps.h"
+#include "loader/profiler.h"
+#include "loader/collect.h"
+#include "proc/maps.h"
 #include "muxbpf.skel.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "model/profile.h"
+#include "symbols/symbolize.h"
 #include "testutil.h"
 #include "bpftarget.h"
-#include "unwind.h"
+#include "loader/unwind.h"
 
 #define PHASE_ONE 1
 

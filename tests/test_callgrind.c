@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callgrind.h"
+#include "model/callgrind.h"
 
 static const char sample[] = "# callgrind format\n"
 			     "version: 1\n"

@@ -25,7 +25,8 @@
 #include <cmocka.h>
 #include <gelf.h>
 #include <libelf.h>
-#include "cfi.h"
+#include "symbols/cfi.h"
+#include "symbols/libdeps.h"
 
 /*
  * A system library by name: the file the dynamic linker loads into this process for it (dlopen,

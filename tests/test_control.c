@@ -23,10 +23,10 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include "control.h"
-#include "live.h"
-#include "phases.h"
-#include "target.h"
+#include "proc/control.h"
+#include "session/live.h"
+#include "base/phases.h"
+#include "proc/target.h"
 
 static void test_parse(void **state)
 {

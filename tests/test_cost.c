@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "cost.h"
+#include "model/cost.h"
 
 #define NEAR(x, want, tol) assert_true((x) > (want) - (tol) && (x) < (want) + (tol))
 

@@ -24,9 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "testutil.h"
-#include "drive.h"
-#include "game.h"
-#include "phases.h"
+#include "proc/drive.h"
+#include "proc/game.h"
+#include "base/phases.h"
 
 struct buf {
 	char *p;

@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <string.h>
-#include "fold.h"
+#include "fold/fold.h"
 
 static const struct mb_dso_info exe_info = { .path = "/opt/mux/netmux", .build_id = "ab12",
 					     .symbols = ".symtab", .full_symtab = true,

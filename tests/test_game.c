@@ -22,10 +22,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <cmocka.h>
-#include "procstat.h"
+#include "proc/procstat.h"
 #include "testutil.h"
-#include "game.h"
-#include "drive.h"
+#include "proc/game.h"
+#include "proc/drive.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

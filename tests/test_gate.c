@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ab.h"
-#include "gate.h"
-#include "icount.h"
+#include "cli/ab.h"
+#include "cli/gate.h"
+#include "loader/icount.h"
 
 static void test_choose(void **state)
 {

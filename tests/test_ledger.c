@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ledger.h"
+#include "model/ledger.h"
 
 #define MS 1000000ull
 #define T0 (1000 * MS)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
-#include "maps.h"
+#include "proc/maps.h"
 
 static const char good[] =
 	"55d4c5a00000-55d4c5a2b000 r-xp 00002000 fd:01 1234567                    "

@@ -16,18 +16,18 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "assemble.h"
-#include "diff.h"
-#include "flame.h"
-#include "json.h"
-#include "out.h"
-#include "out_folded.h"
-#include "out_html.h"
-#include "out_svg.h"
-#include "out_text.h"
+#include "report/assemble.h"
+#include "output/diff.h"
+#include "output/flame.h"
+#include "base/json.h"
+#include "output/out.h"
+#include "output/out_folded.h"
+#include "output/out_html.h"
+#include "output/out_svg.h"
+#include "output/out_text.h"
 #include "profile.pb-c.h"
-#include "runs.h"
-#include "sprof.h"
+#include "report/runs.h"
+#include "fold/sprof.h"
 
 /* ---- fixtures -------------------------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "preflight.h"
+#include "loader/preflight.h"
 
 static void test_caps(void **state)
 {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "report.h"
+#include "report/report.h"
 
 static void test_drop_check_pure(void **state)
 {

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rounds.h"
-#include "stats.h"
+#include "fold/rounds.h"
+#include "base/stats.h"
 
 #define NEAR(a, b, eps)                                                                            \
 	do {                                                                                       \

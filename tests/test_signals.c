@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "signals.h"
+#include "base/signals.h"
 
 static void test_names(void **state)
 {

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fold.h"
-#include "probe_cost.h"
-#include "resolve.h"
-#include "softcode.h"
+#include "fold/fold.h"
+#include "loader/probe_cost.h"
+#include "symbols/resolve.h"
+#include "loader/softcode.h"
 
 static void test_verb(void **state)
 {

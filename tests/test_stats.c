@@ -16,8 +16,8 @@
 
 #include <math.h>
 #include <string.h>
-#include "jitter.h"
-#include "stats.h"
+#include "base/jitter.h"
+#include "base/stats.h"
 
 #define NEAR(a, b, eps)                                                                            \
 	do {                                                                                       \

@@ -26,9 +26,9 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "testutil.h"
-#include "maps.h"
-#include "resolve.h"
-#include "symbolize.h"
+#include "proc/maps.h"
+#include "symbols/resolve.h"
+#include "symbols/symbolize.h"
 
 #define FX_MAX_ADDRS 32
 

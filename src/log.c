@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include "log.h"
-
-int log_level;

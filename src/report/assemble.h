@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* From a run (plain data) to a report (plain data): the stage between collect and print. */
+#ifndef MUXBPF_ASSEMBLE_H
+#define MUXBPF_ASSEMBLE_H
+
+#include "session/opts.h"
+#include "report/report.h"
+#include "session/session.h"
+#include "fold/sprof.h"
+
+/*
+ * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
+ * r is valid for report_free() either way.  The one change to run: the default softcode mode's
+ * stack rule moves counts between commands (softcode.h), which needs the resolved stacks.
+ */
+int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp);
+void report_free(struct report *r);
+/* The views the report folds: --by, and with --out all of them (report.html shows them). */
+unsigned int report_views(const struct opts *o);
+/* A symbolizer with --debug-dir before the standard directory, reading the files the run
+ * pinned (they may be unmapped or gone by now).  NULL with errno set. */
+struct symbolizer *report_symbolizer(const struct opts *o, const struct run *run);
+
+#endif /* MUXBPF_ASSEMBLE_H */

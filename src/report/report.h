@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The assembled report, plain data for every writer (out_text.c, out_json.c, ...), and the
+ * checks on it (report_check.c). */
+#ifndef MUXBPF_REPORT_H
+#define MUXBPF_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "model/cost.h"
+#include "fold/fold.h"
+#include "model/ledger.h"
+#include "muxbpf.h"
+#include "fold/rounds.h"
+#include "base/stats.h"
+
+struct sc_rows;
+
+/* One batch of rounds of a phase whose work repeats (src/rounds.h): the statistics' unit. */
+struct report_round {
+	unsigned int rounds; /* rounds in the batch */
+	double wall_s;	   /* from the window's start or the previous batch's end */
+	uint64_t commands; /* commands answered in the batch */
+	uint64_t oncpu_ns; /* netmux's exact on-CPU time in the batch */
+	uint64_t samples;  /* netmux's user samples in the batch */
+};
+
+/* How a syscall row's share of on-CPU and us/call are known (report_sys_ci). */
+enum report_sys_from {
+	REPORT_SYS_NONE = 0, /* a merged report of one run, or no ledger */
+	REPORT_SYS_ONCE,     /* one window without batches: exact for it, with no interval */
+	REPORT_SYS_BATCHES,  /* the t interval from the spread between the phase's batches */
+};
+
+/* A syscall row's share of the phase's on-CPU (fraction) and wall us per call. */
+struct report_sys_ci {
+	struct stats_ci share, us_per_call;
+};
+
+/* How a phase ran in rounds, and the intervals the rounds give. */
+struct report_rounds {
+	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
+	int stop;	/* enum round_stop */
+	unsigned int batches; /* batches of rounds (ROUNDS_BATCH_S); 0 with fewer than 2 */
+	bool runs;	      /* --runs: the batches are the runs (n: their rounds summed) */
+	struct report_round *v; /* per batch when there are 2 or more (else NULL) */
+	/* per row of fold.by[b] ([0] self, [1] total): the interval printed, the wider of the
+	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */
+	struct stats_ci *ci[FOLD_BY__COUNT][2];
+	bool *from_rounds[FOLD_BY__COUNT][2]; /* the rounds' interval was the wider */
+	double top_half;	     /* the widest top-row self interval (fraction; rule's view) */
+	bool stop_judged;	     /* the stopping rule judged a batch's top rows */
+	double stop_half;	     /* top_half as the rule last judged it, at the last mark */
+	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */
+	/* the batches' intervals over Wilson's for the top rows (rounds_design_factor): what the
+	 * figures without batches of their own widen Wilson by; 0 without batches */
+	double design;
+	/* --by command: the phase's command rows at each batch's end (cumulative, sc_command_rows;
+	 * the last the report's own), nsc of them; NULL without every batch's softcode counts */
+	struct sc_rows *sc_cum;
+	int nsc;
+	struct rounds_homog homog;   /* do the rounds agree (chi-square)? */
+	struct report_sys_ci *sys;   /* per row of ledger.sys, from the batches (else NULL) */
+	bool sys_once;		     /* a window the driver ran without batches: one window */
+};
+
+struct report_phase {
+	unsigned int id;
+	bool measured;         /* a window the driver ran (false for "outside") */
+	bool ok;
+	char error[256];
+	double wall_s;
+	uint64_t t_begin_ns, t_end_ns; /* CLOCK_MONOTONIC of the boundary readings (0: none) */
+	uint64_t commands;
+	uint64_t oncpu_ns;     /* from task->se.sum_exec_runtime (BPF) */
+	uint64_t schedstat_ns; /* /proc/PID/task/ * /schedstat over the same window, as a check */
+	uint64_t usr_ns;       /* /proc/PID/stat utime delta (tick-granular) */
+	uint64_t sys_ns;       /* /proc/PID/stat stime delta (tick-granular) */
+	struct muxbpf_phase_stats stats;
+	uint64_t other_pid_samples; /* samples in child processes (stubslave, slave) */
+	struct fold_table fold;
+	bool partial;          /* cut short by a signal: the numbers cover the part that ran */
+	bool has_ledger;
+	struct phase_ledger ledger;
+	char **site_labels;    /* ledger.sites[i]'s user call site, "a <- b <- c" (may be NULL) */
+	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
+	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
+	struct report_rounds rounds;
+};
+
+struct sc_data;
+
+struct report {
+	const char *target;  /* netmux path */
+	const char *version; /* @version reply */
+	int pid, port;
+	double scale;
+	int freq;
+	int top;             /* rows per phase table */
+	double max_phase_seconds; /* --max-phase-seconds (0: one round) */
+	enum fold_by rule_by; /* the view whose top rows the rounds' precision rule reads */
+	bool profiled;       /* false with --no-profile */
+	bool ledger;         /* the syscall/scheduler ledger was on */
+	unsigned int site_every; /* call sites taken for 1 syscall in N, at random */
+	double max_drop_pct; /* --max-drop-pct: a phase dropping more is an error; < 0: warn only */
+	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */
+	uint64_t exits_lost; /* thread exits missing from the runtime accounting */
+	/* the random period's redraws the kernel took and refused (errno of the last refusal) */
+	uint64_t period_redraws, period_failed;
+	int period_err;
+	unsigned int by;     /* FOLD_VIEW() mask: the tables printed per phase (--by) */
+	unsigned int folded; /* the views folded: --by, and with --out all (report.html shows them) */
+	double min_pct;      /* rows below this self% are not listed (--min-pct) */
+	const char *const *debug_dirs; /* --debug-dir, searched before /usr/lib/debug */
+	int ndebug_dirs;
+	struct fold_table symbols; /* leaf DSOs over every phase: names and lines, and why not */
+	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
+	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
+	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
+	const struct sc_data *softcode; /* --by command, softcode (src/softcode.h), or NULL */
+	struct report_phase phases[MUXBPF_MAX_PHASES];
+	int nphases;         /* measured phases in run order, then "outside" */
+};
+
+/*
+ * The 95% interval a share of a phase's table is printed with: row i of view by, self or
+ * total.  The rounds' interval where the phase has one (report_rounds.ci), else Wilson.
+ */
+void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
+		     struct stats_ci *out);
+
+/*
+ * Row i of a phase's syscalls: its share of the phase's on-CPU and its us per call, with their
+ * intervals where the phase has batches (else invalid, lo = hi = the value), and how they are
+ * known.
+ */
+enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
+				   struct report_sys_ci *out);
+
+/*
+ * Row i of a phase's call sites: its share of the phase's syscall CPU, its syscall's exact
+ * share split among the syscall's sites by their walked calls, with the interval of that random
+ * sample of 1 call in site_every (stats_share_sampled()); invalid without walks.
+ */
+void report_site_ci(const struct report *r, const struct report_phase *p, size_t i,
+		    struct stats_ci *out);
+
+/* The phase's batch design factor (report_rounds.design), 1 without batches. */
+double report_design_factor(const struct report_phase *p);
+
+/*
+ * The lock-step warning of phase p (its rounds disagree far beyond their binomial intervals,
+ * rounds_homogeneity) into buf, for the text report and the warnings alike; false (buf empty)
+ * when its rounds agree.
+ */
+bool report_lockstep_text(const struct report_phase *p, char *buf, size_t size);
+/*
+ * The 95% interval of a share k/n of the phase's samples outside its fold tables (a flame
+ * graph's frame, a --by command row): Wilson widened by the phase's design factor.  Returns
+ * whether the batches widened it.
+ */
+bool report_sampled_ci(const struct report_phase *p, uint64_t k, uint64_t n,
+		       struct stats_ci *out);
+
+/* Samples expected from a phase's user time below which zero samples are plausible. */
+#define REPORT_BUSY_MIN_SAMPLES 20
+/* Dropped samples (lost, or recorded without their stack) above this share of a phase warn. */
+#define REPORT_DROP_WARN_PCT 1.0
+
+/* A phase's samples dropped by any reason (enum muxbpf_drop), and as a share of those taken. */
+uint64_t report_dropped(const struct muxbpf_phase_stats *st);
+double report_drop_pct(const struct muxbpf_phase_stats *st);
+
+/* The largest |on-CPU - schedstat| over the measured phases, in percent. */
+double report_max_check_diff(const struct report *r);
+/* Print one loud error line per problem (a failed phase, a busy phase with no samples).
+ * Returns the number of problems. */
+int report_check(const struct report *r);
+/* The same problems and warnings, each as one line through fn (error: a problem report_check
+ * counts); report.json's "warnings" and report.html list them.  Returns the problems. */
+typedef void (*report_issue_fn)(void *ctx, bool error, const char *msg);
+int report_issues(const struct report *r, report_issue_fn fn, void *ctx);
+
+#endif /* MUXBPF_REPORT_H */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Checks on an assembled report: drops, failed phases, empty recordings, the on-CPU check. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "base/log.h"
+#include "base/phases.h"
+#include "report/report.h"
+
+double report_max_check_diff(const struct report *r)
+{
+	double worst = 0;
+
+	for (int i = 0; i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+		double d;
+
+		if (!p->measured || !p->schedstat_ns)
+			continue;
+		d = 100.0 * ((double)p->oncpu_ns - (double)p->schedstat_ns) / p->schedstat_ns;
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+	}
+	return worst;
+}
+
+uint64_t report_dropped(const struct muxbpf_phase_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int d = 0; d < MUXBPF_DROP__COUNT; d++)
+		n += st->dropped[d];
+	return n;
+}
+
+double report_drop_pct(const struct muxbpf_phase_stats *st)
+{
+	return st->taken ? 100.0 * report_dropped(st) / st->taken : 0;
+}
+
+void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
+		     struct stats_ci *out)
+{
+	const struct fold_row *row = &p->fold.by[by].rows[i];
+
+	if (p->rounds.ci[by][total] && i < p->fold.by[by].n) {
+		*out = p->rounds.ci[by][total][i];
+		return;
+	}
+	stats_share(total ? row->total : row->self, p->fold.samples, out);
+}
+
+enum report_sys_from report_sys_ci(const struct report_phase *p, size_t i,
+				   struct report_sys_ci *out)
+{
+	const struct ledger_sys_row *y = &p->ledger.sys[i];
+	double share = p->oncpu_ns ? (double)y->cpu_ns / p->oncpu_ns : 0;
+	double us = y->count ? y->wall_ns / 1e3 / y->count : 0;
+
+	if (p->rounds.sys && i < p->ledger.nsys) {
+		*out = p->rounds.sys[i];
+		return REPORT_SYS_BATCHES;
+	}
+	out->share = (struct stats_ci){ .value = share, .lo = share, .hi = share, .n = 1 };
+	out->us_per_call = (struct stats_ci){ .value = us, .lo = us, .hi = us, .n = 1 };
+	return p->rounds.sys_once ? REPORT_SYS_ONCE : REPORT_SYS_NONE;
+}
+
+/*
+ * A site's share of the phase's syscall on-CPU, stratified by syscall as the flame graph's
+ * [sys] frames are (src/sprof.c, add_sites()): its syscall's exact share of the syscall time
+ * times the site's share of that syscall's walked calls.  Only the second factor is sampled, so
+ * the interval is its own (stats_share_sampled()) scaled by the first.  A share of all walked
+ * calls instead let a few costly calls the sample missed (a timer tick inside a getppid) move
+ * one syscall against another with an interval too narrow to show it: beside a CPU hog,
+ * getppid's walked calls gave 6.03% [5.62, 6.44] of the write loop's three syscalls, exact
+ * 6.89% (tests/test_bpf_ledger.c, test_site_sample).
+ */
+void report_site_ci(const struct report *r, const struct report_phase *p, size_t i,
+		    struct stats_ci *out)
+{
+	const struct phase_ledger *l = &p->ledger;
+	const struct ledger_site_row *y = &l->sites[i];
+	double x, q, sys = 0, all = 0, f;
+
+	/* the rows' own sums: with --runs, site_cpu_ns is a median over the runs, the rows means */
+	ledger_site_sums(l, y->nr, &x, &q);
+	for (size_t j = 0; j < l->nsys; j++) {
+		all += (double)l->sys[j].cpu_ns;
+		if (l->sys[j].nr == y->nr)
+			sys = (double)l->sys[j].cpu_ns;
+	}
+	stats_share_sampled((double)y->cpu_ns, ledger_site_cpu_sq(y), y->count, x, q,
+			    r->site_every ? 1.0 / r->site_every : 0, out);
+	f = all > 0 ? sys / all : 0;
+	out->value *= f;
+	out->lo *= f;
+	out->hi *= f;
+}
+
+bool report_lockstep_text(const struct report_phase *p, char *buf, size_t size)
+{
+	const struct rounds_homog *h = &p->rounds.homog;
+
+	buf[0] = '\0';
+	if (!h->inconsistent)
+		return false;
+	snprintf(buf, size,
+		 "phase %s: its rows' shares disagree between its %u rounds far beyond their "
+		 "binomial intervals (chi-square %.0f on %d df, p %.1g, %.1f times the binomial "
+		 "variance): the samples are correlated with the work (lock step?); its intervals "
+		 "are the rounds'",
+		 phase_name(p->id), p->rounds.n, h->chi2, h->df, h->p, h->dispersion);
+	return true;
+}
+
+double report_design_factor(const struct report_phase *p)
+{
+	return p && p->rounds.v && p->rounds.design > 1 ? p->rounds.design : 1;
+}
+
+bool report_sampled_ci(const struct report_phase *p, uint64_t k, uint64_t n,
+		       struct stats_ci *out)
+{
+	double f = report_design_factor(p);
+
+	stats_share(k, n, out);
+	stats_share_widen(out, f);
+	return f > 1 && out->valid;
+}
+
+/* Emit one issue through fn: the line goes to stderr (report_check) and into report.json. */
+static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void issue(report_issue_fn fn, void *ctx, bool error, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fn(ctx, error, msg);
+}
+
+int report_issues(const struct report *r, report_issue_fn fn, void *ctx)
+{
+	int problems = 0;
+
+	for (int i = 0; i < r->nphases; i++) {
+		const struct report_phase *p = &r->phases[i];
+		double expected = (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e9 * r->freq;
+		char text[512];
+
+		if (r->profiled && p->stats.taken && report_dropped(&p->stats)) {
+			double d = report_drop_pct(&p->stats);
+
+			if (p->measured && r->max_drop_pct >= 0 && d > r->max_drop_pct) {
+				issue(fn, ctx, true,
+				      "phase %s dropped %.2f%% of its samples (%" PRIu64
+				      " of %" PRIu64 "), more than --max-drop-pct %g",
+				      phase_name(p->id), d,
+				      report_dropped(&p->stats), (uint64_t)p->stats.taken,
+				      r->max_drop_pct);
+				problems++;
+			} else if (d > REPORT_DROP_WARN_PCT) {
+				issue(fn, ctx, false,
+				      "phase %s dropped %.2f%% of its samples (%" PRIu64
+				      " of %" PRIu64 "): see its accounting line",
+				      phase_name(p->id), d,
+				      report_dropped(&p->stats), (uint64_t)p->stats.taken);
+			}
+		}
+		if (p->has_ledger && p->ledger.lost)
+			issue(fn, ctx, false,
+			      "phase %s: %" PRIu64 " ledger entries lost (a ledger map is full)",
+			      phase_name(p->id), p->ledger.lost);
+		if (report_lockstep_text(p, text, sizeof(text)))
+			issue(fn, ctx, false, "%s", text);
+		if (!p->measured)
+			continue;
+		/* an interrupted phase is reported as such; the exit code says why */
+		if (!p->ok && !p->partial) {
+			issue(fn, ctx, true, "phase %s failed: %s", phase_name(p->id), p->error);
+			problems++;
+		}
+		/* An empty recording must never read as an idle server. */
+		if (r->profiled && p->stats.recorded == 0 && expected >= REPORT_BUSY_MIN_SAMPLES) {
+			issue(fn, ctx, true,
+			      "phase %s: no samples recorded although netmux spent %.0f ms in user "
+			      "mode (%.0f samples expected): the sampler is not working",
+			      phase_name(p->id),
+			      (p->has_ledger ? p->ledger.user_ns : p->usr_ns) / 1e6, expected);
+			problems++;
+		}
+	}
+	if (r->period_failed)
+		issue(fn, ctx, false,
+		      "the sampling period was not re-drawn: PERF_EVENT_IOC_PERIOD failed %" PRIu64
+		      " of %" PRIu64 " times (%s); where it failed, samples can lock step with "
+		      "periodic work", r->period_failed, r->period_failed + r->period_redraws,
+		      strerror(r->period_err));
+	if (r->exits_lost)
+		issue(fn, ctx, false,
+		      "%" PRIu64 " thread exits did not fit the runtime map: their on-CPU time is "
+		      "missing", r->exits_lost);
+	return problems;
+}
+
+static void print_issue(void *ctx, bool error, const char *msg)
+{
+	(void)ctx;
+	if (error)
+		pr_err("%s", msg);
+	else
+		pr_warn("%s", msg);
+}
+
+int report_check(const struct report *r)
+{
+	return report_issues(r, print_issue, NULL);
+}
