@@ -41,6 +41,8 @@
 #include "base/log.h"
 #include "proc/maps.h"
 #include "output/out.h"
+#include "output/out_ab.h"
+#include "output/out_pprof.h"
 #include "output/out_folded.h"
 #include "output/out_html.h"
 #include "output/out_svg.h"

@@ -398,7 +398,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 {
 	const struct mb_profile *prof = run->prof;
 	const struct mb_resolved *res = run->res;
-	bool softcode = run->softcode != NULL;
+	bool softcode = run->softcode && run->add_softcode;
 	int err;
 
 	/* phases in the report's order, also those without samples */
@@ -418,7 +418,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 		if (err)
 			return err;
 	}
-	if (softcode && (err = sprof_add_softcode(sp, run)))
+	if (softcode && (err = run->add_softcode(sp, run)))
 		return err;
 	for (int i = 0; i < run->nphases; i++) {
 		if (!run->ledgers[i])

@@ -25,9 +25,9 @@
 #include "base/log.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
-#include "session/opts.h"
 #include "loader/probe_cost.h"
 #include "loader/softcode.h"
+#include "loader/softcode_name.h"
 
 struct softcode {
 	struct muxbpf_bpf *skel;
@@ -852,22 +852,50 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 	return err;
 }
 
+void sc_data__free(struct sc_data *d)
+{
+	for (size_t i = 0; i < d->ncmds; i++) {
+		free(d->cmds[i].label);
+		free(d->cmds[i].frame);
+		free(d->cmds[i].obj);
+	}
+	for (size_t i = 0; i < d->nframes; i++) {
+		free(d->frames[i].label);
+		free(d->frames[i].obj);
+	}
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i].name);
+	for (size_t i = 0; i < d->nattrs; i++) {
+		free(d->attrs[i].attr);
+		free(d->attrs[i].pattern);
+		free(d->attrs[i].action);
+	}
+	free(d->cmds);
+	free(d->frames);
+	free(d->paths);
+	free(d->counts);
+	free(d->times);
+	free(d->names);
+	free(d->attrs);
+	memset(d, 0, sizeof(*d));
+}
+
 /* --- the session's hooks ----------------------------------------------------------------------- */
 
-struct softcode *softcode__start(const struct opts *o, struct profiler *p, pid_t pid,
+struct softcode *softcode__start(const struct softcode_opts *o, struct profiler *p, pid_t pid,
 				 const char *exe, struct sc_target *t, struct sc_data *d)
 {
 	struct softcode *sc;
 
 	memset(d, 0, sizeof(*d));
-	if (!(o->by & FOLD_VIEWS_SOFTCODE) || !p)
+	if (!o->on || !p)
 		return NULL;
 	softcode__find(exe, o->debug_dirs, o->ndebug_dirs, t);
 	if (!t->ok) {
 		snprintf(d->why, sizeof(d->why), "%s", t->why);
 		return NULL;
 	}
-	sc = softcode__attach(p, pid, exe, t, o->exact_commands);
+	sc = softcode__attach(p, pid, exe, t, o->exact);
 	if (!sc)
 		snprintf(d->why, sizeof(d->why), "the softcode probes could not be attached: %s",
 			 strerror(errno));

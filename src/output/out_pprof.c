@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "base/log.h"
-#include "output/out.h"
+#include "output/out_pprof.h"
+#include "session/opts.h"
 #include "base/phases.h"
 #include "profile.pb-c.h"
 

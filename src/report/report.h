@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The assembled report, plain data for every writer (out_text.c, out_json.c, ...), and the
- * checks on it (report_check.c). */
+ * checks on it (report.c). */
 #ifndef MUXBPF_REPORT_H
 #define MUXBPF_REPORT_H
 
@@ -114,7 +114,7 @@ struct report {
 	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
-	const struct sc_data *softcode; /* --by command, softcode (src/softcode.h), or NULL */
+	const struct sc_data *softcode; /* --by command, softcode (softcode_data.h), or NULL */
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };

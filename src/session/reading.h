@@ -9,6 +9,7 @@
 #define MUXBPF_READING_H
 
 #include "loader/profiler.h"
+#include "session/opts.h"
 #include "session/session.h"
 
 /* Runtime per thread and the calls in flight (nothing when p is NULL: --no-profile), and the
@@ -28,6 +29,14 @@ int session_snapshot_maps(struct run *r, unsigned int id);
  */
 int session_fold_phase(struct profiler *p, struct symbolizer *sym, const struct run *r,
 		       unsigned int phase, unsigned int views, struct fold_table *out);
+/* The views the report folds: --by, and with --out all of them (report.html shows them). */
+unsigned int session_views(const struct opts *o);
+/* A symbolizer with --debug-dir before the standard directory, reading the files the run
+ * pinned (they may be unmapped or gone by now).  NULL with errno set. */
+struct symbolizer *session_symbolizer(const struct opts *o, const struct run *run);
+/* The softcode views' options from the command line's. */
+struct softcode_opts session_softcode_opts(const struct opts *o);
+
 /* The profile and the ledger from the maps, at the end of a run.  0 or -errno. */
 int session_collect(struct profiler *p, struct run *r);
 
