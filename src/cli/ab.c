@@ -52,6 +52,7 @@
 #include "report/report.h"
 #include "symbols/resolve.h"
 #include "base/signals.h"
+#include "session/reading.h"
 #include "fold/sprof.h"
 #include "symbols/symbolize.h"
 
@@ -67,12 +68,6 @@ static const unsigned int ab_order[] = {
 };
 #define AB_NORDER (sizeof(ab_order) / sizeof(ab_order[0]))
 
-struct ab_reading {
-	struct rt_snapshot rt;
-	struct mb_inflight inflight;
-	uint64_t t_ns;
-};
-
 /* One build's game, profiler and driver of the current round, and the readings around each of
  * its blocks (slot = the phase's index + 1). */
 struct ab_side {
@@ -82,7 +77,7 @@ struct ab_side {
 	struct driver *drv;
 	pid_t pid;
 	unsigned int slot; /* the phase id of the block running */
-	struct ab_reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
+	struct reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
 	struct sprof sp;   /* every round's samples, by netmux phase: the artifacts */
 };
 
@@ -301,48 +296,37 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 
 /* ---- the session ---- */
 
-static void reading_free(struct ab_reading *rd)
+int ab_block_reading(struct profiler *p, pid_t pid, const char *who, struct reading *rd,
+		     unsigned int phase)
 {
-	rt_snapshot__free(&rd->rt);
-	inflight__free(&rd->inflight);
-}
-
-static int take_reading(struct ab_side *s, struct ab_reading *rd)
-{
-	int err = procstat_wait_sleeping(s->pid, QUIESCE_TIMEOUT_MS);
+	int err = procstat_wait_sleeping(pid, QUIESCE_TIMEOUT_MS);
 
 	if (err == -ETIMEDOUT)
 		pr_warn("%s's netmux still running %d ms after its last reply; reading anyway",
-			side_name[s->which], QUIESCE_TIMEOUT_MS);
+			who, QUIESCE_TIMEOUT_MS);
 	else if (err)
 		return err;
-	reading_free(rd);
-	err = collect_runtime(s->prof, &rd->rt);
-	if (!err && profiler__has_ledger(s->prof))
-		err = collect_inflight(s->prof, &rd->inflight);
-	rd->t_ns = now_ns();
-	return err;
+	/* the protocol of every session: the time, the switch, then the counters */
+	return reading_collect(p, rd, phase);
 }
 
 static int hook_begin(void *ctx, unsigned int phase)
 {
 	struct ab_side *s = ctx;
-	int err;
 
 	(void)phase;
-	err = take_reading(s, &s->before[s->slot]);
-	if (!err)
-		profiler__set_phase(s->prof, s->slot);
-	return err;
+	return ab_block_reading(s->prof, s->pid, side_name[s->which], &s->before[s->slot], s->slot);
 }
 
 static int hook_end(void *ctx, unsigned int phase)
 {
 	struct ab_side *s = ctx;
-	int err = take_reading(s, &s->after[s->slot]);
+	int err = ab_block_reading(s->prof, s->pid, side_name[s->which], &s->after[s->slot],
+				   MUXBPF_PHASE_NONE);
 
 	(void)phase;
-	profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
+	if (err)
+		profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
 	return err;
 }
 

@@ -3,6 +3,7 @@
 #ifndef MUXBPF_AB_H
 #define MUXBPF_AB_H
 
+#include <sys/types.h>
 #include "report/ab_result.h"
 
 /* Parse `muxbpf ab ...` (argv[0] is "ab").  0, 1 (--help printed), or -EINVAL (usage printed). */
@@ -12,6 +13,16 @@ int ab_parse(int argc, char **argv, struct ab_opts *o);
  * (error printed). */
 int ab_run(const struct ab_opts *o, struct ab_result *r);
 void ab_result_free(struct ab_result *r);
+
+struct profiler;
+struct reading;
+/*
+ * The reading at one edge of a block, once pid's netmux sleeps (up to 2 s; a build still busy is
+ * read anyway, with a warning naming who): the block's begin switches the profiler to the
+ * block's slot, its end to no phase.
+ */
+int ab_block_reading(struct profiler *p, pid_t pid, const char *who, struct reading *rd,
+		     unsigned int phase);
 
 /* The subcommand: argv[0] is "ab".  Exit status: 0 (every phase same), 1 (a phase differs),
  * 2 (usage, or the run failed). */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Boundary readings and the end of a session, shared by run.c and live.c. */
+/* Boundary readings and the end of a session, shared by run.c and live.c; ab.c takes its
+ * block readings with reading_collect too. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

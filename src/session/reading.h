@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What run.c and live.c share about the data of a session (session.h): the BPF side of a
- * boundary reading, the maps snapshot at a phase's end, the collection at the end of a run,
+ * boundary reading (ab.c's blocks take theirs the same way), the maps snapshot at a phase's end, the collection at the end of a run,
  * and freeing it all.  How long to wait for the target to sleep, and what stands in once it is
  * gone, stay with the callers.
  */
@@ -12,9 +12,13 @@
 #include "session/opts.h"
 #include "session/session.h"
 
-/* Runtime per thread and the calls in flight (nothing when p is NULL: --no-profile), and the
- * time of the reading (CLOCK_MONOTONIC).  rd's arrays are replaced.  0 or -errno (rd then holds
- * no arrays). */
+/*
+ * The one reading protocol at a boundary, for run, live and ab alike: the time
+ * (CLOCK_MONOTONIC), the switch to phase, then the runtime per thread and the calls in flight
+ * (nothing when p is NULL: --no-profile).  The calls in flight are read as of the last switch,
+ * so switching first reads them at this boundary however long the reading takes.  rd's arrays
+ * are replaced.  0 or -errno (rd then holds no arrays).
+ */
 int reading_collect(struct profiler *p, struct reading *rd, unsigned int phase);
 /* A deep copy: one reading closes a window and opens the next, with no gap.  0 or -ENOMEM. */
 int reading_copy(struct reading *to, const struct reading *from);
