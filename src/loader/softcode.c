@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader/profiler.h"
+#include "symbols/elfread.h"
 #include "fold/fold.h"
 #include "base/log.h"
 #include "muxbpf.h"
@@ -41,70 +42,6 @@ struct softcode {
 };
 
 /* --- finding the addresses ---------------------------------------------------------------- */
-
-static bool has_section(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name) && sh.sh_type != SHT_NOBITS)
-			return true;
-	}
-	return false;
-}
-
-static int read_build_id(Elf *elf, char *hex, size_t size)
-{
-	Elf_Scn *scn = NULL;
-
-	hex[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf + doff;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4)
-				continue;
-			for (size_t i = 0; i < nh.n_descsz && 2 * i + 2 < size; i++)
-				snprintf(hex + 2 * i, 3, "%02x", d[i]);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The separate debuginfo of a binary: by build-id under each directory. */
-static bool find_debug_file(Elf *elf, const char *const *dirs, int ndirs, char *out, size_t size)
-{
-	char id[130];
-
-	if (read_build_id(elf, id, sizeof(id)) || strlen(id) < 4)
-		return false;
-	for (int i = 0; i <= ndirs; i++) {
-		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
-
-		snprintf(out, size, "%s/.build-id/%.2s/%s.debug", dir, id, id + 2);
-		if (access(out, R_OK) == 0)
-			return true;
-	}
-	return false;
-}
 
 static const char *die_name(Dwarf_Die *die)
 {
@@ -317,6 +254,7 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 	uint64_t mudstate = 0;
 	Dwarf *dw = NULL;
 	Dwarf_Off off = 0, next;
+	GElf_Shdr dsh;
 	size_t hsize;
 
 	memset(t, 0, sizeof(*t));
@@ -326,11 +264,12 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 		snprintf(t->why, sizeof(t->why), "cannot read %s", exe);
 		goto out;
 	}
-	if (has_section(elf, ".debug_info")) {
+	if (mb_elf_section(elf, ".debug_info", &dsh) && dsh.sh_type != SHT_NOBITS) {
 		snprintf(t->dwarf_file, sizeof(t->dwarf_file), "%s", exe);
 		dfd = fd;
 		delf = elf;
-	} else if (find_debug_file(elf, dirs, ndirs, t->dwarf_file, sizeof(t->dwarf_file))) {
+	} else if (mb_elf_debug_by_build_id(elf, dirs, ndirs, t->dwarf_file,
+					    sizeof(t->dwarf_file))) {
 		dfd = open(t->dwarf_file, O_RDONLY | O_CLOEXEC);
 		delf = dfd >= 0 ? elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
 	}
