@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "cli/ab.h"
 #include "loader/profiler.h"
 #include "loader/collect.h"
@@ -430,15 +431,8 @@ static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
 	for (size_t i = fs->n; i-- > 0;)
 		if (!strcmp(fs->v[i].name, name))
 			return &fs->v[i];
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 256;
-		struct fn_acc *v = realloc(fs->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		fs->v = v;
-		fs->cap = cap;
-	}
+	if (mb_grow((void **)&fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v), 256))
+		return NULL;
 	memset(&fs->v[fs->n], 0, sizeof(fs->v[0]));
 	fs->v[fs->n].name = strdup(name);
 	return fs->v[fs->n].name ? &fs->v[fs->n++] : NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "fold/rounds.h"
 #include "report/softcode_rows.h"
 
@@ -40,15 +41,8 @@ static struct sc_row *row_get(struct sc_rows *r, const char *label, size_t *cap)
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i].label, label))
 			return &r->v[i];
-	if (r->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 32;
-		struct sc_row *v = realloc(r->v, c * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		r->v = v;
-		*cap = c;
-	}
+	if (mb_grow((void **)&r->v, cap, r->n + 1, sizeof(*r->v), 32))
+		return NULL;
 	memset(&r->v[r->n], 0, sizeof(r->v[0]));
 	r->v[r->n].label = strdup(label);
 	if (!r->v[r->n].label)
