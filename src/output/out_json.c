@@ -354,7 +354,7 @@ static void write_ledger(struct jw *w, const struct report *r, const struct repo
 	jw_ku64(w, "sys_stolen_ns", l->sys_stolen_ns);
 	jw_ki64(w, "leftover_ns", l->leftover_ns);
 	jw_knum(w, "leftover_pct",
-		l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0);
+		stats_pct(l->leftover_ns, l->thread_wall_ns));
 	jw_ku64(w, "off_cpu_ns", l->sys_off_ns + l->preempt_user_ns);
 	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
 	jw_ku64(w, "sys_count", l->sys_count);

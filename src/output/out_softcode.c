@@ -7,11 +7,6 @@
 #include "base/phases.h"
 #include "base/stats.h"
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * a / b : 0;
-}
-
 /* "+-1.2" points for a share's interval, "?" after it when it is wider than the share. */
 static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
 {
@@ -198,11 +193,11 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8s %8" PRIu64 " %5.1f%% %6s  %s\n",
 				row->cpu_ns / 1e6, row->runs,
 				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, cpc, row->samples,
-				pct(row->samples, rows->samples), ci, row->label);
+				stats_pct(row->samples, rows->samples), ci, row->label);
 		} else {
 			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
-				pct(row->samples, rows->samples), ci,
-				p->oncpu_ns / 1e6 * pct(row->samples, rows->samples) / 100,
+				stats_pct(row->samples, rows->samples), ci,
+				p->oncpu_ns / 1e6 * stats_pct(row->samples, rows->samples) / 100,
 				p->oncpu_ns / 1e6 * stats_ci_half(&c.share), row->label);
 		}
 	}
@@ -221,8 +216,8 @@ static void print_paths(FILE *f, const struct report *r, const struct report_pha
 
 		report_sampled_ci(p, rows->v[i].samples, rows->samples, &share);
 		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
-			pct(rows->v[i].samples, rows->samples), fmt_ci(ci, sizeof(ci), &share),
-			rows->v[i].label);
+			stats_pct(rows->v[i].samples, rows->samples),
+			fmt_ci(ci, sizeof(ci), &share), rows->v[i].label);
 	}
 }
 
@@ -299,7 +294,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_obj(w);
 				jw_kstr(w, "command", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				jw_knum(w, "share_pct", stats_pct(rows.v[j].samples, rows.samples));
 				json_share_ci(w, &c.share, c.share_batches);
 				json_cpu_per_cmd(w, &c);
 				jw_ku64(w, "runs", rows.v[j].runs);
@@ -325,7 +320,7 @@ void json_write_softcode(struct jw *w, const struct report *r)
 				jw_obj(w);
 				jw_kstr(w, "path", rows.v[j].label);
 				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
+				jw_knum(w, "share_pct", stats_pct(rows.v[j].samples, rows.samples));
 				json_share_ci(w, &share, batches);
 				jw_obj_end(w);
 			}

@@ -37,7 +37,7 @@ uint64_t report_dropped(const struct muxbpf_phase_stats *st)
 
 double report_drop_pct(const struct muxbpf_phase_stats *st)
 {
-	return st->taken ? 100.0 * report_dropped(st) / st->taken : 0;
+	return stats_pct(report_dropped(st), st->taken);
 }
 
 void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
