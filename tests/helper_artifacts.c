@@ -2,7 +2,7 @@
 /*
  * Every --out artifact of a fixture report, written into a directory (no root, no BPF):
  * report.txt, report.json, the folded stacks, the flame graphs, pprof, speedscope and
- * report.html.  tests/e2e/artifacts_same.sh compares them with tests/expected/artifacts/: a
+ * report.html, with the softcode views (--by command,softcode) on a small game's counts.  tests/e2e/artifacts_same.sh compares them with tests/expected/artifacts/: a
  * change that should not change what muxbpf writes must leave them byte-identical.
  *   helper_artifacts DIR
  */
@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "loader/softcode_name.h"
 #include "output/out.h"
 #include "output/out_text.h"
 #include "fold/sprof.h"
+#include "report/report.h"
 
 static struct mb_sym fn(const char *name, uint64_t off)
 {
@@ -64,8 +66,76 @@ static void fixture(struct sprof *sp)
 	sp->nruns = 1;
 }
 
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		exit(1);
+	return d;
+}
+
+/* A game: #1 types "slow" ($slow on SoftObj #13, whose action calls u(#12/fn_heavy)) and
+ * "look"; samples and exact times of those commands in create and attrwrite. */
+static void softcode_fixture(struct sc_data *d)
+{
+	static struct sc_cmd cmds[4];
+	static struct sc_frame frames[1];
+	static struct sc_path paths[1];
+	static struct sc_count counts[6];
+	static struct sc_time times[4];
+	static struct sc_name names[3];
+	static struct sc_attr attrs[1];
+	static const struct { uint32_t phase, cmd, path; uint64_t n; } c[6] = {
+		{ 2, 1, 0, 3 }, { 2, 2, 1, 5 }, { 2, 3, 0, 2 }, { 2, 0, 0, 1 },
+		{ 3, 2, 1, 4 }, { 3, 3, 0, 1 },
+	};
+
+	memset(d, 0, sizeof(*d));
+	d->valid = true;
+	d->hit_ns = 420;
+	d->ends = (struct probe_ends){ -1, -1, -1 };
+	d->names_from = "the game";
+	names[0] = (struct sc_name){ 1, xstrdup("Wizard") };
+	names[1] = (struct sc_name){ 12, xstrdup("HeavyObj") };
+	names[2] = (struct sc_name){ 13, xstrdup("SoftObj") };
+	attrs[0] = (struct sc_attr){ 13, xstrdup("CMD_SLOW"), xstrdup("slow"),
+				     xstrdup("@pemit %#=[u(#12/FN_HEAVY)]") };
+	cmds[0] = (struct sc_cmd){ .id = 1, .executor = 1, .enactor = 1, .text = "slow" };
+	cmds[1] = (struct sc_cmd){ .id = 2, .executor = 13, .enactor = 1,
+				   .text = "@pemit %#=[u(#12/FN_HEAVY)]" };
+	cmds[2] = (struct sc_cmd){ .id = 3, .executor = 1, .enactor = 1, .text = "look" };
+	cmds[3] = (struct sc_cmd){ .id = 4, .executor = 1, .enactor = 1, .text = "" };
+	frames[0] = (struct sc_frame){ .id = 1, .thing = 12, .executor = 13,
+				       .text = "#12/fn_heavy" };
+	paths[0] = (struct sc_path){ .id = 1, .frames = { 1 } };
+	for (int i = 0; i < 6; i++) {
+		counts[i].key.phase = c[i].phase;
+		counts[i].key.cmd = c[i].cmd;
+		counts[i].key.path = c[i].path;
+		counts[i].count = c[i].n;
+	}
+	d->cmds = cmds;
+	d->ncmds = 4;
+	d->frames = frames;
+	d->nframes = 1;
+	d->paths = paths;
+	d->npaths = 1;
+	d->counts = counts;
+	d->ncounts = 6;
+	d->times = times;
+	d->ntimes = 0;
+	d->names = names;
+	d->nnames = 3;
+	d->attrs = attrs;
+	d->nattrs = 1;
+	d->stats.samples = 16;
+	sc_label(d);
+}
+
 int main(int argc, char **argv)
 {
+	static struct sc_data sc;
 	static struct report r;
 	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
 	struct fold_row rows3[1] = { { "e", 5, 5, 0 } };
@@ -90,8 +160,10 @@ int main(int argc, char **argv)
 	r.ledger = true;
 	r.site_every = 8;
 	r.max_drop_pct = -1;
-	r.by = FOLD_VIEW(FOLD_BY_FUNCTION);
+	r.by = FOLD_VIEW(FOLD_BY_FUNCTION) | FOLD_VIEWS_SOFTCODE;
 	r.folded = FOLD_VIEW(FOLD_BY_FUNCTION);
+	softcode_fixture(&sc);
+	r.softcode = &sc;
 	r.nphases = 3;
 	r.phases[0] = (struct report_phase){ .id = 2, .measured = true, .ok = true, .wall_s = 0.5,
 					     .commands = 1000, .oncpu_ns = 14000000,
@@ -113,6 +185,7 @@ int main(int argc, char **argv)
 	r.phases[1].fold.by[FOLD_BY_FUNCTION].rows = rows3;
 	r.phases[1].fold.by[FOLD_BY_FUNCTION].n = 1;
 	r.phases[2] = (struct report_phase){ .id = 0, .ok = true, .oncpu_ns = 1000000 };
+	CHECK(report_softcode_rows(&r));
 
 	f = open_memstream(&text, &len);
 	if (!f)

@@ -224,20 +224,13 @@ static void print_paths(FILE *f, const struct report *r, const struct report_pha
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct sc_data *d = r->softcode;
-	struct sc_rows rows;
 
 	if (!d || !d->valid)
 		return;
-	if ((r->by & FOLD_VIEW_COMMAND) && !sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
-		if (rows.n)
-			print_commands(f, r, p, &rows);
-		sc_rows__free(&rows);
-	}
-	if ((r->by & FOLD_VIEW_SOFTCODE) && !sc_path_rows(d, p->id, &rows)) {
-		if (rows.n)
-			print_paths(f, r, p, &rows);
-		sc_rows__free(&rows);
-	}
+	if ((r->by & FOLD_VIEW_COMMAND) && p->sc_commands.n)
+		print_commands(f, r, p, &p->sc_commands);
+	if ((r->by & FOLD_VIEW_SOFTCODE) && p->sc_paths.n)
+		print_paths(f, r, p, &p->sc_paths);
 }
 
 void json_write_softcode(struct jw *w, const struct report *r)
@@ -279,52 +272,47 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_arr(w);
 	for (int i = 0; d->valid && i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
-		struct sc_rows rows;
+		const struct sc_rows *rows = &p->sc_commands;
 
 		jw_obj(w);
 		jw_ku64(w, "id", p->id);
 		jw_kstr(w, "name", phase_name(p->id));
 		jw_key(w, "commands");
 		jw_arr(w);
-		if (!sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
-			for (size_t j = 0; j < rows.n; j++) {
-				struct cmd_ci c;
+		for (size_t j = 0; j < rows->n; j++) {
+			struct cmd_ci c;
 
-				command_ci(p, &rows, &rows.v[j], &c);
-				jw_obj(w);
-				jw_kstr(w, "command", rows.v[j].label);
-				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", stats_pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, &c.share, c.share_batches);
-				json_cpu_per_cmd(w, &c);
-				jw_ku64(w, "runs", rows.v[j].runs);
-				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
-				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
-				jw_ku64(w, "in_command_ns", rows.v[j].in_ns);
-				jw_ku64(w, "probe_hits", rows.v[j].probe_hits);
-				jw_ku64(w, "segments", rows.v[j].segments);
-				jw_ku64(w, "probe_ns", rows.v[j].probe_ns);
-				jw_obj_end(w);
-			}
-			sc_rows__free(&rows);
+			command_ci(p, rows, &rows->v[j], &c);
+			jw_obj(w);
+			jw_kstr(w, "command", rows->v[j].label);
+			jw_ku64(w, "samples", rows->v[j].samples);
+			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
+			json_share_ci(w, &c.share, c.share_batches);
+			json_cpu_per_cmd(w, &c);
+			jw_ku64(w, "runs", rows->v[j].runs);
+			jw_ku64(w, "cpu_ns", rows->v[j].cpu_ns);
+			jw_ku64(w, "task_clock_ns", rows->v[j].clock_ns);
+			jw_ku64(w, "in_command_ns", rows->v[j].in_ns);
+			jw_ku64(w, "probe_hits", rows->v[j].probe_hits);
+			jw_ku64(w, "segments", rows->v[j].segments);
+			jw_ku64(w, "probe_ns", rows->v[j].probe_ns);
+			jw_obj_end(w);
 		}
 		jw_arr_end(w);
 		jw_key(w, "softcode");
 		jw_arr(w);
-		if (!sc_path_rows(d, p->id, &rows)) {
-			for (size_t j = 0; j < rows.n; j++) {
-				struct stats_ci share;
-				bool batches = report_sampled_ci(p, rows.v[j].samples,
-								 rows.samples, &share);
+		rows = &p->sc_paths;
+		for (size_t j = 0; j < rows->n; j++) {
+			struct stats_ci share;
+			bool batches = report_sampled_ci(p, rows->v[j].samples, rows->samples,
+							 &share);
 
-				jw_obj(w);
-				jw_kstr(w, "path", rows.v[j].label);
-				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", stats_pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, &share, batches);
-				jw_obj_end(w);
-			}
-			sc_rows__free(&rows);
+			jw_obj(w);
+			jw_kstr(w, "path", rows->v[j].label);
+			jw_ku64(w, "samples", rows->v[j].samples);
+			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
+			json_share_ci(w, &share, batches);
+			jw_obj_end(w);
 		}
 		jw_arr_end(w);
 		jw_obj_end(w);

@@ -445,7 +445,7 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	fill_outside(&r->phases[r->nphases], r, run, r->profiled);
 	r->nphases++;
 	if (!r->profiled)
-		return 0;
+		return report_softcode_rows(r);
 	sym = session_symbolizer(o, run);
 	if (!sym)
 		return -errno;
@@ -471,7 +471,8 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	sites_free(&sites, r);
 	resolve_free(&res);
 	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
-	return err;
+	/* after the stack rule: the rows read the counts it moved */
+	return err ?: report_softcode_rows(r);
 }
 
 void report_free(struct report *r)
@@ -489,6 +490,8 @@ void report_free(struct report *r)
 		for (int j = 0; j < p->rounds.nsc; j++)
 			sc_rows__free(&p->rounds.sc_cum[j]);
 		free(p->rounds.sc_cum);
+		sc_rows__free(&p->sc_commands);
+		sc_rows__free(&p->sc_paths);
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);

@@ -13,6 +13,7 @@
 #include "muxbpf.h"
 #include "fold/rounds.h"
 #include "base/stats.h"
+#include "report/softcode_rows.h"
 
 struct sc_rows;
 
@@ -86,6 +87,9 @@ struct report_phase {
 	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
 	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
 	struct report_rounds rounds;
+	/* --by command and softcode: the phase's rows by command label and by softcode path,
+	 * computed once for every writer (report_softcode_rows); empty when the views are off */
+	struct sc_rows sc_commands, sc_paths;
 };
 
 struct sc_data;
@@ -172,6 +176,9 @@ double report_drop_pct(const struct muxbpf_phase_stats *st);
 double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
+/* Every phase's softcode rows (sc_commands, sc_paths) from r->softcode, when the views ran.
+ * 0 or -ENOMEM. */
+int report_softcode_rows(struct report *r);
 int report_check(const struct report *r);
 /* The same problems and warnings, each as one line through fn (error: a problem report_check
  * counts); report.json's "warnings" and report.html list them.  Returns the problems. */
