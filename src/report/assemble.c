@@ -17,6 +17,7 @@
 #include "report/softcode_stacks.h"
 #include "report/sprof_softcode.h"
 #include "session/reading.h"
+#include "proc/reply_check.h"
 
 /* Fill one report row from a measured window. */
 static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,
@@ -32,6 +33,7 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->t_end_ns = w->after.t_ns;
 	rp->commands = w->result.commands;
 	rp->rounds.n = w->result.rounds;
+	rp->rounds.repeats = w->phase < MUXBPF_PHASE__COUNT && driver_phase_repeats(w->phase);
 	rp->rounds.stop = w->round_stop;
 	rp->rounds.stop_judged = w->stop_judged;
 	rp->rounds.stop_half = w->stop_half;

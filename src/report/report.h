@@ -44,6 +44,7 @@ struct report_rounds {
 	int stop;	/* enum round_stop */
 	unsigned int batches; /* batches of rounds (ROUNDS_BATCH_S); 0 with fewer than 2 */
 	bool runs;	      /* --runs: the batches are the runs (n: their rounds summed) */
+	bool repeats;	      /* the phase's work repeats (driver_phase_repeats): rounds possible */
 	struct report_round *v; /* per batch when there are 2 or more (else NULL) */
 	/* per row of fold.by[b] ([0] self, [1] total): the interval printed, the wider of the
 	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */

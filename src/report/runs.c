@@ -381,6 +381,7 @@ static int runs_rounds(struct report_phase *p, const struct report *in, int n, i
 
 	rr->runs = true;
 	rr->stop = in[n - 1].phases[i].rounds.stop;
+	rr->repeats = in[n - 1].phases[i].rounds.repeats;
 	for (int k = 0; k < n; k++)
 		rr->n += in[k].phases[i].rounds.n;
 	if (n < 2)
