@@ -2,8 +2,8 @@
 # The cost line with the statistics off against the statistics' own figure, side by side in one
 # muxbpf run per round: muxbpf --bpf-stats keeps the run-time statistics on all through, and each
 # phase's cost line gives both the statistics' BPF time and the estimate from the programs' own
-# run counts (src/cost.c, cost_estimate(), with the ns per run of the calibration window at the
-# start).  Prints per round and phase the two figures and estimate / statistics.
+# run counts (src/model/cost.c, cost_estimate(), with the ns per run of the calibration window at
+# the start).  Prints per round and phase the two figures and estimate / statistics.
 #
 #   bench/cost_check.sh BUILD_DIR [ROUNDS (3)] [SCALE (0.3)] [PHASES (dispatch,softcode_arith,attrread)]
 #

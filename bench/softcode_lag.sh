@@ -6,7 +6,7 @@
 # the samples under each command and between commands, and how many samples have no
 # process_command frame on their stack (from mixed.folded).  In the exact mode those are the
 # samples between commands.  In the default mode curr_cmd still names a command for most of
-# them (netmux leaves it set after a queued action); the stack rule (src/softcode_stacks.c)
+# them (netmux leaves it set after a queued action); the stack rule (src/report/softcode_stacks.c)
 # counts them between commands all the same.  Without it they counted under that command: a
 # fixed amount per command run, which inflated the cheap commands' shares.
 #

@@ -26,11 +26,11 @@ FUZZ_CFLAGS := -g -O1 -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $(FUZZ_SAN) -Iinclu
 	$(shell pkg-config --cflags libelf libdw 2>/dev/null)
 FUZZ_LIBS := $(shell pkg-config --libs libelf libdw liblzma 2>/dev/null || echo -lelf -ldw -llzma) -lz -lstdc++
 
-FUZZ_SRC_fuzz_maps := src/proc/maps.c src/base/log.c
+FUZZ_SRC_fuzz_maps := src/proc/maps.c src/base/log.c src/base/grow.c
 FUZZ_SRC_fuzz_symbolize := src/symbols/symbolize.c src/symbols/symbolize_inline.c \
-	src/symbols/elfread.c src/proc/maps.c src/base/log.c
-FUZZ_SRC_fuzz_cfi := src/symbols/cfi.c src/symbols/elfread.c src/base/log.c
-FUZZ_SRC_fuzz_callgrind := src/model/callgrind.c
+	src/symbols/elfread.c src/proc/maps.c src/base/log.c src/base/grow.c
+FUZZ_SRC_fuzz_cfi := src/symbols/cfi.c src/symbols/elfread.c src/base/log.c src/base/grow.c
+FUZZ_SRC_fuzz_callgrind := src/model/callgrind.c src/base/grow.c
 
 .PHONY: fuzz fuzz-build fuzz-seed fuzz-replay
 

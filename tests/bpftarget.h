@@ -173,6 +173,9 @@ static inline void target_quit(struct target *t)
 	close(t->ack_fd);
 }
 
+/* The readings below are the tests' own; a suite that uses session/reading.h's defines
+ * BPFTARGET_NO_READING first. */
+#ifndef BPFTARGET_NO_READING
 struct reading {
 	uint64_t t_ns;
 	struct rt_snapshot rt;
@@ -211,5 +214,6 @@ static inline void run_phase(struct profiler *p, struct target *t, unsigned int 
 	target_command(t, cmd, line, size);
 	take_reading(p, t->pid, after, 0);
 }
+#endif /* BPFTARGET_NO_READING */
 
 #endif /* MUXBPF_BPFTARGET_H */

@@ -24,7 +24,7 @@ count_tap() { # $1 = TAP text, $2 = suite name
 	[ "$f" -gt 0 ] && failed_names="$failed_names $2"
 }
 
-# No two modules of src/ and bpf/ include each other in a circle (no root, no build needed).
+# The include rules: folder order, one header per .c, no circle (no root, no build needed).
 echo "=== includes"
 if scripts/check-includes.sh .; then
 	pass=$((pass + 1)); echo "ok - includes"

@@ -23,6 +23,8 @@
 #include "output/out.h"
 #include "output/out_folded.h"
 #include "output/out_html.h"
+#include "output/out_pprof.h"
+#include "output/out_speedscope.h"
 #include "output/out_svg.h"
 #include "output/out_text.h"
 #include "profile.pb-c.h"

@@ -14,6 +14,9 @@
 #include "loader/probe_cost.h"
 #include "symbols/resolve.h"
 #include "loader/softcode.h"
+#include "loader/softcode_name.h"
+#include "report/softcode_rows.h"
+#include "report/softcode_stacks.h"
 
 static void test_verb(void **state)
 {

@@ -26,6 +26,17 @@
 			fail_msg("%s = %.6f, expected %.6f +- %g", #a, a_, b_, (double)(eps));     \
 	} while (0)
 
+/* The one percentage helper the writers share: 0 for an empty or negative whole. */
+static void test_pct(void **state)
+{
+	(void)state;
+	assert_true(stats_pct(1, 4) == 25.0);
+	assert_true(stats_pct(8, 11) == 100.0 * 8 / 11);
+	assert_true(stats_pct(-3, 12) == -25.0);
+	assert_true(stats_pct(5, 0) == 0);
+	assert_true(stats_pct(5, -1) == 0);
+}
+
 static void test_t975(void **state)
 {
 	(void)state;
@@ -448,7 +459,7 @@ static void test_design_factor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
+		cmocka_unit_test(test_pct), cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_design_factor),
 		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),

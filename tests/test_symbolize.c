@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include "testutil.h"
 #include "proc/maps.h"
+#include "symbols/elfread.h"
 #include "symbols/resolve.h"
 #include "symbols/symbolize.h"
 
@@ -279,6 +280,37 @@ static void test_debug_file(void **state)
 	check_fx_functions(s, &p, "/fx_pie_stripped", MB_NAMED);
 	fx_stop(&p);
 	symbolizer__free(s);
+}
+
+/* elfread's lookup by build-id (what the softcode views' DWARF search uses): the fixture debug
+ * directory's file, whose build-id is the stripped binary's; none in a directory without it. */
+static void test_debug_by_build_id(void **state)
+{
+	char bin[PATH_MAX], dir[PATH_MAX], empty[] = "/nonexistent", found[PATH_MAX];
+	char hex[2 * MB_BUILD_ID_MAX + 1], dhex[2 * MB_BUILD_ID_MAX + 1];
+	const char *dirs[] = { dir }, *none[] = { empty };
+	Elf *elf, *delf;
+	int fd, dfd;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	fx_path(bin, sizeof(bin), "fx_pie_stripped");
+	fx_path(dir, sizeof(dir), "debug");
+	elf = mb_elf_open(bin, &fd);
+	assert_non_null(elf);
+	mb_elf_build_id_hex(elf, hex, sizeof(hex));
+	assert_true(strlen(hex) >= 4);
+	assert_true(mb_elf_debug_by_build_id(elf, dirs, 1, found, sizeof(found)));
+	assert_non_null(strstr(found, "/.build-id/"));
+	assert_int_equal(strncmp(found, dir, strlen(dir)), 0);
+	delf = mb_elf_open(found, &dfd);
+	assert_non_null(delf);
+	mb_elf_build_id_hex(delf, dhex, sizeof(dhex));
+	assert_string_equal(dhex, hex);
+	mb_elf_close(delf, dfd);
+	/* not under /nonexistent; /usr/lib/debug has no fixture's debuginfo */
+	assert_false(mb_elf_debug_by_build_id(elf, none, 1, found, sizeof(found)));
+	mb_elf_close(elf, fd);
 }
 
 static void test_cxx_demangled(void **state)
@@ -758,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_nopie),
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_debug_file),
+		cmocka_unit_test(test_debug_by_build_id),
 		cmocka_unit_test(test_cxx_demangled),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_deleted),

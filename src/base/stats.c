@@ -9,6 +9,11 @@
 
 #define Z975 1.959963984540054
 
+double stats_pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
 double stats_ci_half(const struct stats_ci *ci)
 {
 	return (ci->hi - ci->lo) / 2;

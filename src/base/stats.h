@@ -34,6 +34,8 @@ struct stats_ci {
 
 /* Half the width of the interval (the "±" figure). */
 double stats_ci_half(const struct stats_ci *ci);
+/* part as a percentage of whole; 0 when whole is not above 0. */
+double stats_pct(double part, double whole);
 /* Is the interval wider than the value itself (the figure could be noise)? */
 bool stats_ci_wide(const struct stats_ci *ci);
 

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "cli/ab.h"
 #include "loader/profiler.h"
 #include "loader/collect.h"
@@ -41,6 +42,8 @@
 #include "base/log.h"
 #include "proc/maps.h"
 #include "output/out.h"
+#include "output/out_ab.h"
+#include "output/out_pprof.h"
 #include "output/out_folded.h"
 #include "output/out_html.h"
 #include "output/out_svg.h"
@@ -50,6 +53,7 @@
 #include "report/report.h"
 #include "symbols/resolve.h"
 #include "base/signals.h"
+#include "session/reading.h"
 #include "fold/sprof.h"
 #include "symbols/symbolize.h"
 
@@ -65,12 +69,6 @@ static const unsigned int ab_order[] = {
 };
 #define AB_NORDER (sizeof(ab_order) / sizeof(ab_order[0]))
 
-struct ab_reading {
-	struct rt_snapshot rt;
-	struct mb_inflight inflight;
-	uint64_t t_ns;
-};
-
 /* One build's game, profiler and driver of the current round, and the readings around each of
  * its blocks (slot = the phase's index + 1). */
 struct ab_side {
@@ -80,7 +78,7 @@ struct ab_side {
 	struct driver *drv;
 	pid_t pid;
 	unsigned int slot; /* the phase id of the block running */
-	struct ab_reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
+	struct reading before[MUXBPF_PHASE__COUNT + 1], after[MUXBPF_PHASE__COUNT + 1];
 	struct sprof sp;   /* every round's samples, by netmux phase: the artifacts */
 	struct icount *ic; /* --metric instructions: netmux's counter */
 	double ins;        /* the last block's instructions */
@@ -338,27 +336,18 @@ int ab_parse(int argc, char **argv, struct ab_opts *o)
 
 /* ---- the session ---- */
 
-static void reading_free(struct ab_reading *rd)
+int ab_block_reading(struct profiler *p, pid_t pid, const char *who, struct reading *rd,
+		     unsigned int phase)
 {
-	rt_snapshot__free(&rd->rt);
-	inflight__free(&rd->inflight);
-}
-
-static int take_reading(struct ab_side *s, struct ab_reading *rd)
-{
-	int err = procstat_wait_sleeping(s->pid, QUIESCE_TIMEOUT_MS);
+	int err = procstat_wait_sleeping(pid, QUIESCE_TIMEOUT_MS);
 
 	if (err == -ETIMEDOUT)
 		pr_warn("%s's netmux still running %d ms after its last reply; reading anyway",
-			side_name[s->which], QUIESCE_TIMEOUT_MS);
+			who, QUIESCE_TIMEOUT_MS);
 	else if (err)
 		return err;
-	reading_free(rd);
-	err = collect_runtime(s->prof, &rd->rt);
-	if (!err && profiler__has_ledger(s->prof))
-		err = collect_inflight(s->prof, &rd->inflight);
-	rd->t_ns = now_ns();
-	return err;
+	/* the protocol of every session: the time, the switch, then the counters */
+	return reading_collect(p, rd, phase);
 }
 
 static int hook_begin(void *ctx, unsigned int phase)
@@ -370,19 +359,20 @@ static int hook_begin(void *ctx, unsigned int phase)
 	/* callgrind's zero runs inside netmux: before the time reading, outside the block */
 	err = s->ic ? icount__begin(s->ic) : 0;
 	if (!err)
-		err = take_reading(s, &s->before[s->slot]);
-	if (!err)
-		profiler__set_phase(s->prof, s->slot);
+		err = ab_block_reading(s->prof, s->pid, side_name[s->which], &s->before[s->slot],
+				       s->slot);
 	return err;
 }
 
 static int hook_end(void *ctx, unsigned int phase)
 {
 	struct ab_side *s = ctx;
-	int err = take_reading(s, &s->after[s->slot]);
+	int err = ab_block_reading(s->prof, s->pid, side_name[s->which], &s->after[s->slot],
+				   MUXBPF_PHASE_NONE);
 
 	(void)phase;
-	profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
+	if (err)
+		profiler__set_phase(s->prof, MUXBPF_PHASE_NONE);
 	/* and the dump after it */
 	if (!err && s->ic) {
 		cg_profile_free(&s->cg);
@@ -527,15 +517,8 @@ static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
 	for (size_t i = fs->n; i-- > 0;)
 		if (!strcmp(fs->v[i].name, name))
 			return &fs->v[i];
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 256;
-		struct fn_acc *v = realloc(fs->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		fs->v = v;
-		fs->cap = cap;
-	}
+	if (mb_grow((void **)&fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v), 256))
+		return NULL;
 	memset(&fs->v[fs->n], 0, sizeof(fs->v[0]));
 	fs->v[fs->n].name = strdup(name);
 	return fs->v[fs->n].name ? &fs->v[fs->n++] : NULL;

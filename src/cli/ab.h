@@ -1,106 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/*
- * muxbpf ab A B: two netmux builds up at once, each phase's work run in blocks that alternate
- * between them (A B in even rounds, B A in odd ones), both profiled by this muxbpf with the same
- * settings.  Per phase: CPU per command of each build from the kernel's exact runtime, the B/A
- * ratio with its bootstrap interval over the paired rounds, the Wilcoxon signed-rank p-value,
- * the smallest detectable difference, a verdict; per function and per syscall the difference in
- * µs per command with its interval; a differential flame graph.
- *
- * What the session produces is plain data (struct ab_result): the text table, ab.json
- * (doc/ab.schema.json) and the HTML report are all written from it.
- */
+/* muxbpf ab A B: the subcommand and its session (the result: report/ab_result.h). */
 #ifndef MUXBPF_AB_H
 #define MUXBPF_AB_H
 
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include "loader/icount.h"
-#include "muxbpf.h"
-#include "base/stats.h"
-
-#define AB_SCHEMA_VERSION 1
-#define AB_MAX_ROUNDS 60
-#define AB_MAX_ENV 32
-#define AB_DEFAULT_ROUNDS 10
-
-enum { AB_A = 0, AB_B = 1 };
-
-struct ab_opts {
-	const char *netmux[2];
-	const char *game[2];           /* game templates (NULL: the default) */
-	const char *env[2][AB_MAX_ENV]; /* VAR=VALUE for each build's netmux */
-	int nenv[2];
-	unsigned int phases[MUXBPF_PHASE__COUNT]; /* in the order they run */
-	int nphases;
-	double scale;
-	int freq;
-	int rounds;
-	int top;             /* rows per table in the text (default 10) */
-	const char *out_dir; /* NULL: no files */
-	bool quiet;
-	const char *netmux_user;
-	bool instructions;             /* --metric instructions: the verdict on instructions */
-	enum icount_source isrc;       /* their source (ICOUNT_AUTO: probed) */
-	bool one_side;                 /* the gate: only A runs (no comparison) */
-	bool metric_given, scale_given; /* on the command line (the gate's defaults differ) */
-};
-
-/* One build's block in one round. */
-struct ab_block {
-	double cpu_ns;   /* netmux's on-CPU time in the block (exact runtime, all threads) */
-	uint64_t cmds;   /* commands of the block */
-	double wall_s;
-	uint64_t samples; /* user samples recorded in the block */
-	double instructions; /* user-mode instructions retired (--metric instructions) */
-};
-
-/* A function's difference, µs of CPU per command (user samples x period / commands), or with
- * callgrind instructions per command (ab_result.fns_instr). */
-struct ab_fn {
-	char *name;
-	struct stats_delta self, total;
-};
-
-/* A syscall's difference: on-CPU µs per command (exact, the time ledger), calls per command. */
-struct ab_sys {
-	const char *name;
-	struct stats_delta cpu, calls;
-};
-
-struct ab_phase {
-	unsigned int phase;
-	int rounds;
-	struct ab_block a[AB_MAX_ROUNDS], b[AB_MAX_ROUNDS];
-	bool b_first[AB_MAX_ROUNDS]; /* the order of the round's blocks */
-	double a_us[AB_MAX_ROUNDS], b_us[AB_MAX_ROUNDS]; /* CPU per command, µs */
-	double a_ins[AB_MAX_ROUNDS], b_ins[AB_MAX_ROUNDS]; /* instructions per command */
-	struct stats_ab cmp;      /* the verdict's metric: a_ins, b_ins or a_us, b_us */
-	struct stats_ab cmp_time; /* with --metric instructions: on a_us, b_us, beside it */
-	struct ab_fn *fns;  /* sorted by |self delta|, then |total delta| */
-	size_t nfns;
-	struct ab_sys *sys; /* sorted by |cpu delta| */
-	size_t nsys;
-};
-
-struct ab_result {
-	const struct ab_opts *o;
-	char version[2][256];
-	int pid[2];
-	struct ab_phase phases[MUXBPF_PHASE__COUNT];
-	int nphases;
-	double wall_s;
-	double period_ns; /* one user sample */
-	bool ledger;      /* per-syscall deltas available */
-	enum icount_source isrc; /* --metric instructions: the source used */
-	char isrc_why[256];      /* and why */
-	bool fns_instr;          /* function deltas in instructions (callgrind's dumps) */
-};
-
-/* The verdict floor of instructions: paired A/A rounds under callgrind differ by 0.1% or less
- * (bench/reports/2026-12-04-instructions.md), so 0.5% is several times the noise. */
-#define AB_INSTR_MIN_EFFECT 0.005
+#include <sys/types.h>
+#include "report/ab_result.h"
 
 /* Parse `muxbpf ab ...` (argv[0] is "ab").  0, 1 (--help printed), or -EINVAL (usage printed). */
 int ab_parse(int argc, char **argv, struct ab_opts *o);
@@ -114,10 +18,15 @@ int ab_parse_metric(const char *v, struct ab_opts *o);
 int ab_run(const struct ab_opts *o, struct ab_result *r);
 void ab_result_free(struct ab_result *r);
 
-/* The verdict table, then the details. */
-void ab_text_write(FILE *f, const struct ab_result *r);
-/* ab.json. */
-int ab_json_write(FILE *f, const struct ab_result *r);
+struct profiler;
+struct reading;
+/*
+ * The reading at one edge of a block, once pid's netmux sleeps (up to 2 s; a build still busy is
+ * read anyway, with a warning naming who): the block's begin switches the profiler to the
+ * block's slot, its end to no phase.
+ */
+int ab_block_reading(struct profiler *p, pid_t pid, const char *who, struct reading *rd,
+		     unsigned int phase);
 
 /* The subcommand: argv[0] is "ab".  Exit status: 0 (every phase same), 1 (a phase differs),
  * 2 (usage, or the run failed). */

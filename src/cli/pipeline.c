@@ -20,47 +20,60 @@
 /* One run (a throwaway game, or muxbpf attach): report, artifacts, checks.  The exit code. */
 int pipeline_one(const struct opts *o)
 {
-	struct report report;
-	struct sprof sp;
-	struct run run;
-	int err, rerr, problems, oerr = 0;
+	/* struct run and struct report are hundreds of KiB: on the heap, not the stack */
+	struct run *run = calloc(1, sizeof(*run));
+	struct report *report = calloc(1, sizeof(*report));
+	int err, rerr, problems, oerr = 0, sig;
 	double t_run, t_built;
+	struct sprof sp;
 
+	if (!run || !report) {
+		pr_err("failed to start the run: %s", strerror(ENOMEM));
+		free(run);
+		free(report);
+		return 1;
+	}
 	sprof_init(&sp, o->freq);
-	/* attach: a running process, phases marked from outside (src/live.c) */
-	err = o->attach ? live_session(o, &run) : run_session(o, &run);
+	/* attach: a running process, phases marked from outside (src/session/live.c) */
+	err = o->attach ? live_session(o, run) : run_session(o, run);
 	progress_clear();
-	if (run.stopped[0])
-		pr_err("%s", run.stopped);
-	if (!run.pid || !run.nwindows) { /* nothing measured: no report */
-		run__free(&run);
-		return run.signal ? signals_exit_code(run.signal) : 1;
+	if (run->stopped[0])
+		pr_err("%s", run->stopped);
+	if (!run->pid || !run->nwindows) { /* nothing measured: no report */
+		run__free(run);
+		sig = run->signal;
+		free(run);
+		free(report);
+		return sig ? signals_exit_code(sig) : 1;
 	}
 	/* a second signal from here on abandons the report: nothing else is left to clean */
 	signals_set_stage("the report (symbolization)");
 	t_run = mono_ms();
-	rerr = build_report(&report, o, &run, o->out_dir ? &sp : NULL);
+	rerr = build_report(report, o, run, o->out_dir ? &sp : NULL);
 	t_built = mono_ms();
 	if (rerr)
 		pr_err("failed to build the report: %s", strerror(-rerr));
 	else
-		oerr = out_report(o, &report, NULL, o->out_dir && report.profiled ? &sp : NULL);
+		oerr = out_report(o, report, NULL, o->out_dir && report->profiled ? &sp : NULL);
 	/* bench/posttime.sh reads this line: where the time after the last phase goes */
 	pr_verbose("timing: after the last phase: session closed +%.1f ms (collection, @shutdown, "
 		   "netmux exit, cleanup), report built +%.1f ms, printed%s +%.1f ms",
-		   t_run - run.windows[run.nwindows - 1].after.t_ns / 1e6,
-		   t_built - run.windows[run.nwindows - 1].after.t_ns / 1e6,
+		   t_run - run->windows[run->nwindows - 1].after.t_ns / 1e6,
+		   t_built - run->windows[run->nwindows - 1].after.t_ns / 1e6,
 		   o->out_dir ? " and artifacts written" : "",
-		   mono_ms() - run.windows[run.nwindows - 1].after.t_ns / 1e6);
-	problems = rerr ? 1 : report_check(&report) + (oerr != 0);
-	if (err && !run.stopped[0])
+		   mono_ms() - run->windows[run->nwindows - 1].after.t_ns / 1e6);
+	problems = rerr ? 1 : report_check(report) + (oerr != 0);
+	if (err && !run->stopped[0])
 		pr_err("run incomplete: %s", strerror(-err));
-	report_free(&report);
+	report_free(report);
 	sprof_free(&sp);
-	run__free(&run);
+	run__free(run);
+	sig = run->signal;
+	free(run);
+	free(report);
 	/* attach mode ends on a signal by design: the report is its result */
-	if (!o->attach && (run.signal || signals_pending()))
-		return signals_exit_code(run.signal ? run.signal : signals_pending());
+	if (!o->attach && (sig || signals_pending()))
+		return signals_exit_code(sig ? sig : signals_pending());
 	return err || problems ? 1 : 0;
 }
 
@@ -70,15 +83,16 @@ int pipeline_many(const struct opts *o)
 	struct run *runs = calloc(o->runs, sizeof(*runs));
 	struct report *reports = calloc(o->runs, sizeof(*reports));
 	struct runs_summary *rs = calloc(1, sizeof(*rs));
+	struct report *merged = calloc(1, sizeof(*merged));
 	int n = 0, err = 0, problems = 0, sig = 0;
-	struct report merged;
 	struct sprof sp;
 
-	if (!runs || !reports || !rs) {
+	if (!runs || !reports || !rs || !merged) {
 		pr_err("failed to start %d runs: %s", o->runs, strerror(ENOMEM));
 		free(runs);
 		free(reports);
 		free(rs);
+		free(merged);
 		return 1;
 	}
 	sprof_init(&sp, o->freq);
@@ -107,16 +121,16 @@ int pipeline_many(const struct opts *o)
 			break;
 	}
 	if (n) {
-		int merr = runs_merge(&merged, reports, n, rs);
+		int merr = runs_merge(merged, reports, n, rs);
 
 		if (merr) {
 			pr_err("failed to merge the runs: %s", strerror(-merr));
 			problems++;
 		} else {
-			problems += out_report(o, &merged, rs, merged.profiled ? &sp : NULL) != 0;
-			problems += report_check(&merged);
+			problems += out_report(o, merged, rs, merged->profiled ? &sp : NULL) != 0;
+			problems += report_check(merged);
 		}
-		report_free(&merged);
+		report_free(merged);
 	}
 	for (int k = 0; k < n; k++) {
 		report_free(&reports[k]);
@@ -126,6 +140,7 @@ int pipeline_many(const struct opts *o)
 	free(runs);
 	free(reports);
 	free(rs);
+	free(merged);
 	if (sig || signals_pending())
 		return signals_exit_code(sig ? sig : signals_pending());
 	return err || n < o->runs || problems ? 1 : 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "symbols/elfread.h"
 #include "fold/fold.h"
 #include "model/ledger.h"
@@ -140,15 +141,9 @@ static long frame_get(struct sprof *sp, const struct sp_frame *f)
 	     h = (h + 1) & (sp->frame_index_size - 1))
 		if (frame_eq(&sp->frames[sp->frame_index[h] - 1], f))
 			return (long)sp->frame_index[h] - 1;
-	if (sp->nframes == sp->frames_cap) {
-		size_t ncap = sp->frames_cap ? sp->frames_cap * 2 : 256;
-		void *v = realloc(sp->frames, ncap * sizeof(*sp->frames));
-
-		if (!v)
-			return -ENOMEM;
-		sp->frames = v;
-		sp->frames_cap = ncap;
-	}
+	if (mb_grow((void **)&sp->frames, &sp->frames_cap, sp->nframes + 1, sizeof(*sp->frames),
+		    256))
+		return -ENOMEM;
 	nf = &sp->frames[sp->nframes];
 	*nf = *f;
 	nf->name = f->name ? strdup(f->name) : NULL;
@@ -236,15 +231,8 @@ static int stack_add(struct sp_phase *p, const uint32_t *fr, uint32_t nr, uint64
 			return 0;
 		}
 	}
-	if (p->nstacks == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 64;
-		void *v = realloc(p->stacks, ncap * sizeof(*p->stacks));
-
-		if (!v)
-			return -ENOMEM;
-		p->stacks = v;
-		p->cap = ncap;
-	}
+	if (mb_grow((void **)&p->stacks, &p->cap, p->nstacks + 1, sizeof(*p->stacks), 64))
+		return -ENOMEM;
 	s = &p->stacks[p->nstacks];
 	s->frames = malloc((nr ? nr : 1) * sizeof(*fr));
 	if (!s->frames)
@@ -398,7 +386,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 {
 	const struct mb_profile *prof = run->prof;
 	const struct mb_resolved *res = run->res;
-	bool softcode = run->softcode != NULL;
+	bool softcode = run->softcode && run->add_softcode;
 	int err;
 
 	/* phases in the report's order, also those without samples */
@@ -418,7 +406,7 @@ int sprof_add_run(struct sprof *sp, const struct sprof_run *run)
 		if (err)
 			return err;
 	}
-	if (softcode && (err = sprof_add_softcode(sp, run)))
+	if (softcode && (err = run->add_softcode(sp, run)))
 		return err;
 	for (int i = 0; i < run->nphases; i++) {
 		if (!run->ledgers[i])

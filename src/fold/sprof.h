@@ -117,11 +117,12 @@ struct sprof_run {
 	const struct mb_rstack *const *sites; /* per phase, the frames of ledgers[i]->sites[j] */
 	const struct sc_data *softcode; /* --by softcode: the command thread's softcode frames */
 	const struct sample_index *ix;  /* with softcode: its samples by (phase, stack) */
+	/* with softcode: adds the command thread's samples with their softcode frames, after the
+	 * other samples (report/sprof_softcode.h's sprof_add_softcode) */
+	int (*add_softcode)(struct sprof *sp, const struct sprof_run *run);
 	unsigned int site_every;        /* the ledger walked 1 call in site_every (0: none) */
 };
 /* Add one run: its samples and the kernel time of its ledgers by call site. */
 int sprof_add_run(struct sprof *sp, const struct sprof_run *run);
-/* --by softcode (src/sprof_softcode.c): the command thread's samples with softcode frames. */
-int sprof_add_softcode(struct sprof *sp, const struct sprof_run *run);
 
 #endif /* MUXBPF_SPROF_H */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "base/grow.h"
 #include "base/clock.h"
 #include "loader/collect.h"
 #include "base/log.h"
@@ -15,15 +16,8 @@
 
 static int rt_push(struct rt_snapshot *s, size_t *cap, const struct muxbpf_task_rt *rt)
 {
-	if (s->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		void *v = realloc(s->v, ncap * sizeof(*s->v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		*cap = ncap;
-	}
+	if (mb_grow((void **)&s->v, cap, s->n + 1, sizeof(*s->v), 64))
+		return -ENOMEM;
 	s->v[s->n++] = *rt;
 	return 0;
 }
@@ -216,17 +210,9 @@ static int stack_table__read(const int fds[MUXBPF_STACK_BUCKETS], struct mb_stac
 			prev = key;
 			if (bpf_map_lookup_elem(fds[b], key, &val))
 				continue;
-			if (out->n == cap) {
-				size_t ncap = cap ? cap * 2 : 1024;
-				void *v = realloc(out->v, ncap * sizeof(*out->v));
-
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				out->v = v;
-				cap = ncap;
-			}
+			err = mb_grow((void **)&out->v, &cap, out->n + 1, sizeof(*out->v), 1024);
+			if (err)
+				break;
 			while (nr < (uint32_t)depths[b] && key[nr])
 				nr++;
 			s = &out->v[out->n];
@@ -282,17 +268,10 @@ int collect_profile(struct profiler *p, struct mb_profile *out)
 		prev = &key;
 		if (bpf_map_lookup_elem(samples_fd, &key, &count))
 			continue;
-		if (out->n == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			void *v = realloc(out->samples, ncap * sizeof(*out->samples));
-
-			if (!v) {
-				err = -ENOMEM;
-				break;
-			}
-			out->samples = v;
-			cap = ncap;
-		}
+		err = mb_grow((void **)&out->samples, &cap, out->n + 1, sizeof(*out->samples),
+			      1024);
+		if (err)
+			break;
 		err = fill_sample(&stacks, &key, count, stack_buf, &out->samples[out->n]);
 		if (!err)
 			out->n++;

@@ -21,13 +21,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader/profiler.h"
+#include "symbols/elfread.h"
 #include "fold/fold.h"
 #include "base/log.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
-#include "session/opts.h"
 #include "loader/probe_cost.h"
 #include "loader/softcode.h"
+#include "loader/softcode_name.h"
 
 struct softcode {
 	struct muxbpf_bpf *skel;
@@ -41,70 +42,6 @@ struct softcode {
 };
 
 /* --- finding the addresses ---------------------------------------------------------------- */
-
-static bool has_section(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name) && sh.sh_type != SHT_NOBITS)
-			return true;
-	}
-	return false;
-}
-
-static int read_build_id(Elf *elf, char *hex, size_t size)
-{
-	Elf_Scn *scn = NULL;
-
-	hex[0] = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			const unsigned char *d = (const unsigned char *)data->d_buf + doff;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4)
-				continue;
-			for (size_t i = 0; i < nh.n_descsz && 2 * i + 2 < size; i++)
-				snprintf(hex + 2 * i, 3, "%02x", d[i]);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The separate debuginfo of a binary: by build-id under each directory. */
-static bool find_debug_file(Elf *elf, const char *const *dirs, int ndirs, char *out, size_t size)
-{
-	char id[130];
-
-	if (read_build_id(elf, id, sizeof(id)) || strlen(id) < 4)
-		return false;
-	for (int i = 0; i <= ndirs; i++) {
-		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
-
-		snprintf(out, size, "%s/.build-id/%.2s/%s.debug", dir, id, id + 2);
-		if (access(out, R_OK) == 0)
-			return true;
-	}
-	return false;
-}
 
 static const char *die_name(Dwarf_Die *die)
 {
@@ -317,6 +254,7 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 	uint64_t mudstate = 0;
 	Dwarf *dw = NULL;
 	Dwarf_Off off = 0, next;
+	GElf_Shdr dsh;
 	size_t hsize;
 
 	memset(t, 0, sizeof(*t));
@@ -326,11 +264,12 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 		snprintf(t->why, sizeof(t->why), "cannot read %s", exe);
 		goto out;
 	}
-	if (has_section(elf, ".debug_info")) {
+	if (mb_elf_section(elf, ".debug_info", &dsh) && dsh.sh_type != SHT_NOBITS) {
 		snprintf(t->dwarf_file, sizeof(t->dwarf_file), "%s", exe);
 		dfd = fd;
 		delf = elf;
-	} else if (find_debug_file(elf, dirs, ndirs, t->dwarf_file, sizeof(t->dwarf_file))) {
+	} else if (mb_elf_debug_by_build_id(elf, dirs, ndirs, t->dwarf_file,
+					    sizeof(t->dwarf_file))) {
 		dfd = open(t->dwarf_file, O_RDONLY | O_CLOEXEC);
 		delf = dfd >= 0 ? elf_begin(dfd, ELF_C_READ_MMAP, NULL) : NULL;
 	}
@@ -852,22 +791,50 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 	return err;
 }
 
+void sc_data__free(struct sc_data *d)
+{
+	for (size_t i = 0; i < d->ncmds; i++) {
+		free(d->cmds[i].label);
+		free(d->cmds[i].frame);
+		free(d->cmds[i].obj);
+	}
+	for (size_t i = 0; i < d->nframes; i++) {
+		free(d->frames[i].label);
+		free(d->frames[i].obj);
+	}
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i].name);
+	for (size_t i = 0; i < d->nattrs; i++) {
+		free(d->attrs[i].attr);
+		free(d->attrs[i].pattern);
+		free(d->attrs[i].action);
+	}
+	free(d->cmds);
+	free(d->frames);
+	free(d->paths);
+	free(d->counts);
+	free(d->times);
+	free(d->names);
+	free(d->attrs);
+	memset(d, 0, sizeof(*d));
+}
+
 /* --- the session's hooks ----------------------------------------------------------------------- */
 
-struct softcode *softcode__start(const struct opts *o, struct profiler *p, pid_t pid,
+struct softcode *softcode__start(const struct softcode_opts *o, struct profiler *p, pid_t pid,
 				 const char *exe, struct sc_target *t, struct sc_data *d)
 {
 	struct softcode *sc;
 
 	memset(d, 0, sizeof(*d));
-	if (!(o->by & FOLD_VIEWS_SOFTCODE) || !p)
+	if (!o->on || !p)
 		return NULL;
 	softcode__find(exe, o->debug_dirs, o->ndebug_dirs, t);
 	if (!t->ok) {
 		snprintf(d->why, sizeof(d->why), "%s", t->why);
 		return NULL;
 	}
-	sc = softcode__attach(p, pid, exe, t, o->exact_commands);
+	sc = softcode__attach(p, pid, exe, t, o->exact);
 	if (!sc)
 		snprintf(d->why, sizeof(d->why), "the softcode probes could not be attached: %s",
 			 strerror(errno));

@@ -32,6 +32,7 @@
 #include <bpf/libbpf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "base/grow.h"
 #include "symbols/cfi.h"
 #include "base/clock.h"
 #include "symbols/elfread.h"
@@ -159,15 +160,8 @@ static int dict_id(struct info_dict *d, const struct muxbpf_unwind_info *in, uin
 		}
 		j = (j + 1) & (d->hcap - 1);
 	}
-	if (d->n == d->cap) {
-		size_t ncap = d->cap ? d->cap * 2 : 1024;
-		void *v = realloc(d->v, ncap * sizeof(*d->v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = ncap;
-	}
+	if (mb_grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v), 1024))
+		return -ENOMEM;
 	d->v[d->n] = *in;
 	d->hash[j] = d->n + 1;
 	*id = d->n++;

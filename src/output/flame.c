@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "output/flame.h"
 #include "fold/sprof.h"
 
@@ -10,15 +11,8 @@ static long node_new(struct flame *t, const char *name, uint8_t kind, long paren
 {
 	struct flame_node *n;
 
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		void *v = realloc(t->v, ncap * sizeof(*t->v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = ncap;
-	}
+	if (mb_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v), 256))
+		return -ENOMEM;
 	n = &t->v[t->n];
 	memset(n, 0, sizeof(*n));
 	n->name = strdup(name);
@@ -111,15 +105,8 @@ void flame_layout(struct flame *t)
 		size_t k = 0;
 
 		for (long c = p->first; c >= 0; c = t->v[c].next) {
-			if (k == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				void *v = realloc(kids, ncap * sizeof(*kids));
-
-				if (!v)
-					break; /* the rest keep x = 0: degraded, not wrong */
-				kids = v;
-				cap = ncap;
-			}
+			if (mb_grow((void **)&kids, &cap, k + 1, sizeof(*kids), 64))
+				break; /* the rest keep x = 0: degraded, not wrong */
 			kids[k++] = &t->v[c];
 		}
 		if (k > 1)

@@ -11,6 +11,8 @@
 #include "output/flame.h"
 #include "base/log.h"
 #include "output/out.h"
+#include "output/out_pprof.h"
+#include "output/out_speedscope.h"
 #include "output/out_folded.h"
 #include "output/out_html.h"
 #include "output/out_svg.h"

@@ -29,14 +29,8 @@ struct runs_summary;
 int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
 	      const struct sprof *sp, const char *text, size_t len);
 
-/* The writers, each on an open stream (tests call them on fixtures): report.json in
- * out_json.h, PHASE.svg in out_svg.h, and: */
-int speedscope_write(FILE *f, const struct report *r, const struct sprof *sp);
-/* The gzip'd pprof profile into a file. 0 or -errno. */
-int pprof_write(const char *path, const struct report *r, const struct sprof *sp);
-/* The uncompressed protobuf in a malloc'd buffer (tests decode it). 0 or -errno. */
-int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char **buf,
-		 size_t *len);
+/* The writers, each on an open stream or file (tests call them on fixtures), have headers of
+ * their own: out_json.h, out_svg.h, out_folded.h, out_pprof.h, out_speedscope.h, out_html.h. */
 
 /*
  * Print the report (then, for --runs, the spread table) to stdout, after erasing the progress

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* muxbpf ab's text and ab.json (doc/ab.schema.json), from the plain result (ab.h). */
+/* muxbpf ab's text and ab.json (doc/ab.schema.json), from the plain result (ab_result.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/ab.h"
+#include "output/out_ab.h"
 #include "base/json.h"
 #include "base/phases.h"
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "output/out_folded.h"
 
 /* A frame label in folded text: ';' separates frames and a line ends the stack. */
@@ -90,17 +91,9 @@ int folded_read(const char *path, struct folded *out, char *err, size_t errsz)
 			break;
 		}
 		*sp = 0;
-		if (out->n == vcap) {
-			size_t ncap = vcap ? vcap * 2 : 256;
-			void *v = realloc(out->v, ncap * sizeof(*out->v));
-
-			if (!v) {
-				rc = -ENOMEM;
-				break;
-			}
-			out->v = v;
-			vcap = ncap;
-		}
+		rc = mb_grow((void **)&out->v, &vcap, out->n + 1, sizeof(*out->v), 256);
+		if (rc)
+			break;
 		out->v[out->n].stack = strdup(line);
 		if (!out->v[out->n].stack) {
 			rc = -ENOMEM;

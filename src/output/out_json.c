@@ -13,7 +13,6 @@
 #include "model/ledger.h"
 #include "output/out_json.h"
 #include "base/phases.h"
-#include "proc/reply_check.h"
 #include "fold/rounds.h"
 #include "report/runs.h"
 #include "base/stats.h"
@@ -230,7 +229,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 	jw_obj(w);
 	jw_ku64(w, "count", rr->n);
 	jw_kstr(w, "stop", round_stop_name(rr->stop));
-	jw_kbool(w, "repeats", driver_phase_repeats(p->id));
+	jw_kbool(w, "repeats", rr->repeats);
 	jw_ku64(w, "batches", rr->batches);
 	jw_kstr(w, "batches_of", rr->runs ? "runs" : "rounds");
 	jw_key(w, "top_ci_half_pct");
@@ -354,7 +353,7 @@ static void write_ledger(struct jw *w, const struct report *r, const struct repo
 	jw_ku64(w, "sys_stolen_ns", l->sys_stolen_ns);
 	jw_ki64(w, "leftover_ns", l->leftover_ns);
 	jw_knum(w, "leftover_pct",
-		l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0);
+		stats_pct(l->leftover_ns, l->thread_wall_ns));
 	jw_ku64(w, "off_cpu_ns", l->sys_off_ns + l->preempt_user_ns);
 	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
 	jw_ku64(w, "sys_count", l->sys_count);

@@ -26,7 +26,7 @@ void json_write_cost(struct jw *w, const struct report_phase *p)
 	else
 		jw_null(w);
 	jw_ku64(w, "muxbpf_cpu_ns", c->self_cpu_ns);
-	jw_knum(w, "muxbpf_pct_of_core", c->wall_ns ? 100.0 * c->self_cpu_ns / c->wall_ns : 0);
+	jw_knum(w, "muxbpf_pct_of_core", stats_pct(c->self_cpu_ns, c->wall_ns));
 	json_write_estimate(w, c);
 	jw_obj_end(w);
 }

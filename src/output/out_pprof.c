@@ -16,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "base/grow.h"
 #include "base/log.h"
-#include "output/out.h"
+#include "output/out_pprof.h"
+#include "session/opts.h"
 #include "base/phases.h"
 #include "profile.pb-c.h"
 
@@ -80,15 +82,8 @@ static int64_t str_id(struct strtab *t, const char *s)
 	for (h = hash_str(s) & (t->size - 1); t->slots[h]; h = (h + 1) & (t->size - 1))
 		if (!strcmp(t->v[t->slots[h] - 1], s))
 			return (int64_t)t->slots[h] - 1;
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		void *v = realloc(t->v, ncap * sizeof(*t->v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = ncap;
-	}
+	if (mb_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v), 1024))
+		return -ENOMEM;
 	t->v[t->n] = strdup(s);
 	if (!t->v[t->n])
 		return -ENOMEM;

@@ -7,11 +7,6 @@
 #include "base/phases.h"
 #include "base/stats.h"
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * a / b : 0;
-}
-
 /* "+-1.2" points for a share's interval, "?" after it when it is wider than the share. */
 static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
 {
@@ -198,11 +193,11 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8s %8" PRIu64 " %5.1f%% %6s  %s\n",
 				row->cpu_ns / 1e6, row->runs,
 				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, cpc, row->samples,
-				pct(row->samples, rows->samples), ci, row->label);
+				stats_pct(row->samples, rows->samples), ci, row->label);
 		} else {
 			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
-				pct(row->samples, rows->samples), ci,
-				p->oncpu_ns / 1e6 * pct(row->samples, rows->samples) / 100,
+				stats_pct(row->samples, rows->samples), ci,
+				p->oncpu_ns / 1e6 * stats_pct(row->samples, rows->samples) / 100,
 				p->oncpu_ns / 1e6 * stats_ci_half(&c.share), row->label);
 		}
 	}
@@ -221,28 +216,21 @@ static void print_paths(FILE *f, const struct report *r, const struct report_pha
 
 		report_sampled_ci(p, rows->v[i].samples, rows->samples, &share);
 		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
-			pct(rows->v[i].samples, rows->samples), fmt_ci(ci, sizeof(ci), &share),
-			rows->v[i].label);
+			stats_pct(rows->v[i].samples, rows->samples),
+			fmt_ci(ci, sizeof(ci), &share), rows->v[i].label);
 	}
 }
 
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct sc_data *d = r->softcode;
-	struct sc_rows rows;
 
 	if (!d || !d->valid)
 		return;
-	if ((r->by & FOLD_VIEW_COMMAND) && !sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
-		if (rows.n)
-			print_commands(f, r, p, &rows);
-		sc_rows__free(&rows);
-	}
-	if ((r->by & FOLD_VIEW_SOFTCODE) && !sc_path_rows(d, p->id, &rows)) {
-		if (rows.n)
-			print_paths(f, r, p, &rows);
-		sc_rows__free(&rows);
-	}
+	if ((r->by & FOLD_VIEW_COMMAND) && p->sc_commands.n)
+		print_commands(f, r, p, &p->sc_commands);
+	if ((r->by & FOLD_VIEW_SOFTCODE) && p->sc_paths.n)
+		print_paths(f, r, p, &p->sc_paths);
 }
 
 void json_write_softcode(struct jw *w, const struct report *r)
@@ -284,52 +272,47 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_arr(w);
 	for (int i = 0; d->valid && i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
-		struct sc_rows rows;
+		const struct sc_rows *rows = &p->sc_commands;
 
 		jw_obj(w);
 		jw_ku64(w, "id", p->id);
 		jw_kstr(w, "name", phase_name(p->id));
 		jw_key(w, "commands");
 		jw_arr(w);
-		if (!sc_command_rows(d, p->id, p->oncpu_ns, &rows)) {
-			for (size_t j = 0; j < rows.n; j++) {
-				struct cmd_ci c;
+		for (size_t j = 0; j < rows->n; j++) {
+			struct cmd_ci c;
 
-				command_ci(p, &rows, &rows.v[j], &c);
-				jw_obj(w);
-				jw_kstr(w, "command", rows.v[j].label);
-				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, &c.share, c.share_batches);
-				json_cpu_per_cmd(w, &c);
-				jw_ku64(w, "runs", rows.v[j].runs);
-				jw_ku64(w, "cpu_ns", rows.v[j].cpu_ns);
-				jw_ku64(w, "task_clock_ns", rows.v[j].clock_ns);
-				jw_ku64(w, "in_command_ns", rows.v[j].in_ns);
-				jw_ku64(w, "probe_hits", rows.v[j].probe_hits);
-				jw_ku64(w, "segments", rows.v[j].segments);
-				jw_ku64(w, "probe_ns", rows.v[j].probe_ns);
-				jw_obj_end(w);
-			}
-			sc_rows__free(&rows);
+			command_ci(p, rows, &rows->v[j], &c);
+			jw_obj(w);
+			jw_kstr(w, "command", rows->v[j].label);
+			jw_ku64(w, "samples", rows->v[j].samples);
+			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
+			json_share_ci(w, &c.share, c.share_batches);
+			json_cpu_per_cmd(w, &c);
+			jw_ku64(w, "runs", rows->v[j].runs);
+			jw_ku64(w, "cpu_ns", rows->v[j].cpu_ns);
+			jw_ku64(w, "task_clock_ns", rows->v[j].clock_ns);
+			jw_ku64(w, "in_command_ns", rows->v[j].in_ns);
+			jw_ku64(w, "probe_hits", rows->v[j].probe_hits);
+			jw_ku64(w, "segments", rows->v[j].segments);
+			jw_ku64(w, "probe_ns", rows->v[j].probe_ns);
+			jw_obj_end(w);
 		}
 		jw_arr_end(w);
 		jw_key(w, "softcode");
 		jw_arr(w);
-		if (!sc_path_rows(d, p->id, &rows)) {
-			for (size_t j = 0; j < rows.n; j++) {
-				struct stats_ci share;
-				bool batches = report_sampled_ci(p, rows.v[j].samples,
-								 rows.samples, &share);
+		rows = &p->sc_paths;
+		for (size_t j = 0; j < rows->n; j++) {
+			struct stats_ci share;
+			bool batches = report_sampled_ci(p, rows->v[j].samples, rows->samples,
+							 &share);
 
-				jw_obj(w);
-				jw_kstr(w, "path", rows.v[j].label);
-				jw_ku64(w, "samples", rows.v[j].samples);
-				jw_knum(w, "share_pct", pct(rows.v[j].samples, rows.samples));
-				json_share_ci(w, &share, batches);
-				jw_obj_end(w);
-			}
-			sc_rows__free(&rows);
+			jw_obj(w);
+			jw_kstr(w, "path", rows->v[j].label);
+			jw_ku64(w, "samples", rows->v[j].samples);
+			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
+			json_share_ci(w, &share, batches);
+			jw_obj_end(w);
 		}
 		jw_arr_end(w);
 		jw_obj_end(w);

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include "report/report.h"
-#include "loader/softcode.h"
+#include "report/softcode_rows.h"
 
 struct jw;
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/json.h"
-#include "output/out.h"
+#include "output/out_speedscope.h"
+#include "session/opts.h"
 #include "base/phases.h"
 
 /* Speedscope frame index of every sprof frame: one per distinct label. */

@@ -17,11 +17,6 @@ static double ms(uint64_t ns)
 	return ns / 1e6;
 }
 
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * part / whole : 0;
-}
-
 static const char *const unwind_names[] = { "fp", "dwarf", "auto" };
 
 /* How stacks were walked, and the CFI tables' size and build time. */
@@ -67,18 +62,19 @@ static void print_walks(FILE *f, const struct report_phase *p)
 		return;
 	fprintf(f, "  stacks: %.1f%% reach the outermost frame (%.1f%% by CFI end mark, %.1f%% by "
 		"a zero rbp/return address), %.1f frames on average",
-		pct(st->walk_end[MUXBPF_WALK_OUTERMOST] + st->walk_end[MUXBPF_WALK_ZERO_END],
+		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST] + st->walk_end[MUXBPF_WALK_ZERO_END],
 		    st->walks),
-		pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
-		pct(st->walk_end[MUXBPF_WALK_ZERO_END], st->walks),
+		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
+		stats_pct(st->walk_end[MUXBPF_WALK_ZERO_END], st->walks),
 		(double)st->frames / st->walks);
 	if (st->fp_frames)
-		fprintf(f, ", %.1f%% of steps by frame pointer", pct(st->fp_frames, st->frames));
+		fprintf(f, ", %.1f%% of steps by frame pointer",
+			stats_pct(st->fp_frames, st->frames));
 	fprintf(f, "\n");
 	for (int e = MUXBPF_WALK_ZERO_END + 1; e < MUXBPF_WALK_END__COUNT; e++)
 		if (st->walk_end[e])
 			fprintf(f, "    truncated, %s: %" PRIu64 " (%.1f%%)\n", why[e],
-				(uint64_t)st->walk_end[e], pct(st->walk_end[e], st->walks));
+				(uint64_t)st->walk_end[e], stats_pct(st->walk_end[e], st->walks));
 }
 
 static void print_header(FILE *f, const struct report *r)
@@ -299,7 +295,7 @@ static void print_view(FILE *f, const struct report *r, const struct report_phas
 
 	fprintf(f, "  %7s %6s %7s %6s  %s\n", "self%", "+-", "total%", "+-", title[by]);
 	for (size_t i = 0; i < v->n && (int)i < r->top; i++) {
-		if (!v->rows[i].self || pct(v->rows[i].self, t->samples) < r->min_pct)
+		if (!v->rows[i].self || stats_pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
 		struct stats_ci ci;
 
@@ -307,8 +303,9 @@ static void print_view(FILE *f, const struct report *r, const struct report_phas
 		format_ci(sci, sizeof(sci), &ci);
 		report_share_ci(p, by, i, true, &ci);
 		format_ci(tci, sizeof(tci), &ci);
-		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n", pct(v->rows[i].self, t->samples), sci,
-			pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
+		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n",
+			stats_pct(v->rows[i].self, t->samples), sci,
+			stats_pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
 	}
 }
 
@@ -323,8 +320,9 @@ static void print_unnamed(FILE *f, const struct fold_table *t)
 		for (int w = 1; w < MB_UNNAMED__COUNT; w++) {
 			if (!t->dsos[i].why[w])
 				continue;
-			fprintf(f, "%s %.1f%% %s (%s)", sep, pct(t->dsos[i].why[w], t->samples),
-				base_name(t->dsos[i].dso), mb_unnamed_str(w));
+			fprintf(f, "%s %.1f%% %s (%s)", sep,
+				stats_pct(t->dsos[i].why[w], t->samples), base_name(t->dsos[i].dso),
+				mb_unnamed_str(w));
 			sep = ",";
 		}
 	fprintf(f, "\n");
@@ -362,7 +360,8 @@ static void print_symbols(FILE *f, const struct report *r)
 		const struct fold_dso *d = &t->dsos[i];
 		const struct mb_dso_info *in = d->info;
 
-		fprintf(f, "  %-22s %5.1f%%  ", base_name(d->dso), pct(d->samples, t->samples));
+		fprintf(f, "  %-22s %5.1f%%  ", base_name(d->dso),
+			stats_pct(d->samples, t->samples));
 		if (!in) {
 			fprintf(f, "unnamed: %s\n",
 				!d->dso ? "in no mapping snapshot"
@@ -375,8 +374,9 @@ static void print_symbols(FILE *f, const struct report *r)
 			fprintf(f, "; --debug-dir DIR to add one): named by DSO+offset only\n");
 			continue;
 		}
-		fprintf(f, "named %5.1f%%, file:line %5.1f%%  names from %s%s%s", pct(d->named, d->samples),
-			pct(d->with_line, d->samples), in->symbols ? in->symbols : "nowhere",
+		fprintf(f, "named %5.1f%%, file:line %5.1f%%  names from %s%s%s",
+			stats_pct(d->named, d->samples), stats_pct(d->with_line, d->samples),
+			in->symbols ? in->symbols : "nowhere",
 			in->full_symtab ? "" : " (exported functions only)",
 			in->dwarf ? ", lines from DWARF" : "");
 		if (in->debug_file)
@@ -396,11 +396,11 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	const struct fold_dso *own;
 
 	fprintf(f, "\n== %s: %" PRIu64 " user samples, %.1f%% unnamed, %.1f%% with file:line",
-		phase_name(p->id), t->samples, pct(t->unnamed, t->samples),
-		pct(t->with_line, t->samples));
+		phase_name(p->id), t->samples, stats_pct(t->unnamed, t->samples),
+		stats_pct(t->with_line, t->samples));
 	if ((own = target_dso(r, t)) && own->samples)
 		fprintf(f, " (in %s: %.1f%% of %" PRIu64 ")", base_name(own->dso),
-			pct(own->with_line, own->samples), own->samples);
+			stats_pct(own->with_line, own->samples), own->samples);
 	if (t->no_stack)
 		fprintf(f, ", %" PRIu64 " without stack", t->no_stack);
 	if (lost)
@@ -435,7 +435,7 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 static void print_balance(FILE *f, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	double lpct = l->thread_wall_ns ? 100.0 * l->leftover_ns / l->thread_wall_ns : 0;
+	double lpct = stats_pct(l->leftover_ns, l->thread_wall_ns);
 
 	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f"
 		   " + call-site walks %.2f) + off-CPU in syscalls %.2f + preempted in user mode %.2f"
@@ -483,16 +483,16 @@ static void print_wakeups(FILE *f, const struct phase_ledger *l)
 
 		if (w->kind == MUXBPF_WAKER_TASK && w->pids > 1)
 			fprintf(f, "%s %s (%u processes) %.0f%%", i ? "," : "", w->comm, w->pids,
-				pct(w->count, l->wakeups));
+				stats_pct(w->count, l->wakeups));
 		else if (w->kind == MUXBPF_WAKER_TASK)
 			fprintf(f, "%s %s[%u] %.0f%%", i ? "," : "", w->comm, w->pid,
-				pct(w->count, l->wakeups));
+				stats_pct(w->count, l->wakeups));
 		else if (w->kind == MUXBPF_WAKER_SOFTIRQ)
 			fprintf(f, "%s softirq %s %.0f%%", i ? "," : "", softirq_name(w->detail),
-				pct(w->count, l->wakeups));
+				stats_pct(w->count, l->wakeups));
 		else
 			fprintf(f, "%s %s %.0f%%", i ? "," : "", waker_name(w->kind),
-				pct(w->count, l->wakeups));
+				stats_pct(w->count, l->wakeups));
 	}
 	fprintf(f, "\n");
 }

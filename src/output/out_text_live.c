@@ -5,11 +5,6 @@
 #include "base/phases.h"
 #include "output/out_text_live.h"
 
-static double pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0;
-}
-
 void report_print_live(FILE *f, const struct report *r)
 {
 	const struct mb_live_info *l = r->live;
@@ -37,7 +32,7 @@ void report_print_live(FILE *f, const struct report *r)
 		"a tick old)\n", l->readings, l->readings_busy);
 	fprintf(f, "  muxbpf itself: %.1f ms CPU in %.1f s (%.4f%% of a core), RSS %" PRIu64
 		" KiB (peak %" PRIu64 " KiB)\n", l->self_cpu_ns / 1e6, l->elapsed_s,
-		pct(l->self_cpu_ns / 1e9, l->elapsed_s), l->rss_kb, l->rss_peak_kb);
+		stats_pct(l->self_cpu_ns / 1e9, l->elapsed_s), l->rss_kb, l->rss_peak_kb);
 	if (!l->occ_valid)
 		return;
 	fprintf(f, "  maps (hash maps that can fill; entries now / peak / size):\n");
@@ -45,7 +40,7 @@ void report_print_live(FILE *f, const struct report *r)
 		const struct mb_map_occ *o = &l->occ.v[i];
 
 		fprintf(f, "    %-16s %8" PRId64 " / %8" PRId64 " / %8u  %5.1f%%%s\n", o->name,
-			o->elements, o->peak, o->max_entries, pct(o->peak, o->max_entries),
+			o->elements, o->peak, o->max_entries, stats_pct(o->peak, o->max_entries),
 			o->warned ? "  NEARLY FULL" : "");
 	}
 	fprintf(f, "    dropped: %" PRIu64 " samples (samples map full), %" PRIu64 " stacks (a stack "
@@ -77,11 +72,12 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 			"run-time statistics): %" PRIu64 " ledger runs in netmux's context, %" PRIu64
 			" early exits, %" PRIu64 " samples; muxbpf %.2f ms CPU = %.3f%% of a core\n",
 			e->target_runs, e->exits, e->samples, c->self_cpu_ns / 1e6,
-			pct(c->self_cpu_ns, c->wall_ns));
+			stats_pct(c->self_cpu_ns, c->wall_ns));
 		return;
 	}
 	if (p->oncpu_ns)
-		fprintf(f, "BPF %.3f ms = %.2f%% of on-CPU", bpf / 1e6, pct(bpf, p->oncpu_ns));
+		fprintf(f, "BPF %.3f ms = %.2f%% of on-CPU", bpf / 1e6,
+			stats_pct(bpf, p->oncpu_ns));
 	else
 		fprintf(f, "BPF %.3f ms (no on-CPU time to compare)", bpf / 1e6);
 	if (c->stats && e->valid)
@@ -101,7 +97,7 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 			c->stats_part ? ", which overlapped this phase" : "");
 	fprintf(f, "; sampler %" PRIu64 " runs, ledger %" PRIu64 " runs in netmux's context; "
 		"muxbpf %.2f ms CPU = %.3f%% of a core\n", c->stats ? c->sampler_runs : e->samples, e->target_runs,
-		c->self_cpu_ns / 1e6, pct(c->self_cpu_ns, c->wall_ns));
+		c->self_cpu_ns / 1e6, stats_pct(c->self_cpu_ns, c->wall_ns));
 	if (e->valid)
 		fprintf(f, "  bystanders: %" PRIu64 " early exits for other processes' events, "
 			"%.3f ms in the programs (%.0f ns each, calibrated); the tracepoints' "

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "base/grow.h"
 #include "base/log.h"
 #include "proc/maps.h"
 
@@ -364,16 +365,9 @@ int mb_pins__add(struct mb_pins *p, pid_t pid, const struct mb_maps *maps)
 			close(fd);
 			continue;
 		}
-		if (p->n == p->cap) {
-			size_t ncap = p->cap ? p->cap * 2 : 32;
-			struct mb_pin *v = realloc(p->v, ncap * sizeof(*v));
-
-			if (!v) {
-				close(fd);
-				return -ENOMEM;
-			}
-			p->v = v;
-			p->cap = ncap;
+		if (mb_grow((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v), 32)) {
+			close(fd);
+			return -ENOMEM;
 		}
 		p->v[p->n++] = (struct mb_pin){ m->inode, m->dev_major, m->dev_minor, fd };
 	}

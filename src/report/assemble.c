@@ -13,6 +13,11 @@
 #include "fold/fold.h"
 #include "base/log.h"
 #include "symbols/resolve.h"
+#include "report/softcode_rows.h"
+#include "report/softcode_stacks.h"
+#include "report/sprof_softcode.h"
+#include "session/reading.h"
+#include "proc/reply_check.h"
 
 /* Fill one report row from a measured window. */
 static void fill_window(struct report_phase *rp, const struct window *w, const struct run *run,
@@ -28,6 +33,7 @@ static void fill_window(struct report_phase *rp, const struct window *w, const s
 	rp->t_end_ns = w->after.t_ns;
 	rp->commands = w->result.commands;
 	rp->rounds.n = w->result.rounds;
+	rp->rounds.repeats = w->phase < MUXBPF_PHASE__COUNT && driver_phase_repeats(w->phase);
 	rp->rounds.stop = w->round_stop;
 	rp->rounds.stop_judged = w->stop_judged;
 	rp->rounds.stop_half = w->stop_half;
@@ -235,32 +241,6 @@ static int fold_all(struct report *r, const struct run *run, const struct mb_res
 	return fold_phase(&run->profile, res, FOLD_ALL_PHASES, run->pid, 0, &r->symbols);
 }
 
-unsigned int report_views(const struct opts *o)
-{
-	return o->by | (o->out_dir ? (FOLD_VIEW(FOLD_BY__COUNT) - 1) : 0);
-}
-
-struct symbolizer *report_symbolizer(const struct opts *o, const struct run *run)
-{
-	const char *dirs[sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]) + 1];
-	struct symbolizer *sym = symbolizer__new();
-	int n = 0, err;
-
-	if (!sym)
-		return NULL;
-	for (int i = 0; i < o->ndebug_dirs; i++)
-		dirs[n++] = o->debug_dirs[i];
-	dirs[n++] = "/usr/lib/debug";
-	err = symbolizer__set_debug_dirs(sym, dirs, (size_t)n);
-	if (err) {
-		symbolizer__free(sym);
-		errno = -err;
-		return NULL;
-	}
-	symbolizer__use_pins(sym, &run->pins);
-	return sym;
-}
-
 #define SITE_FRAMES 4
 
 /* The call sites' user stacks of every phase's ledger, resolved once (labels and sprof). */
@@ -372,7 +352,7 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 				.softcode = run->softcode.valid && (r->by & FOLD_VIEW_SOFTCODE)
 						    ? &run->softcode
 						    : NULL,
-				.ix = ix };
+				.ix = ix, .add_softcode = sprof_add_softcode };
 
 	for (int i = 0; i < r->nphases; i++) {
 		ids[i] = r->phases[i].id;
@@ -398,8 +378,8 @@ static bool count_between(const struct sc_count *c, void *ctx)
 }
 
 /*
- * The default softcode mode's stack rule (softcode.h) on the run's counts, before anything reads
- * them: the final counts and every mark's, so that the batches still add up to the phase.
+ * The default softcode mode's stack rule (softcode_stacks.h) on the run's counts, before anything
+ * reads them: the final counts and every mark's, so that the batches still add up to the phase.
  * The exact mode's probes already say when a command ran.
  */
 static void softcode_stack_rule(struct run *run, const struct mb_resolved *res,
@@ -437,7 +417,7 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	r->freq = o->freq;
 	r->top = o->top;
 	r->by = o->by;
-	r->folded = report_views(o);
+	r->folded = session_views(o);
 	r->min_pct = o->min_pct;
 	r->max_phase_seconds = o->max_phase_seconds;
 	r->rule_by = FOLD_BY_FUNCTION;
@@ -470,8 +450,8 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	fill_outside(&r->phases[r->nphases], r, run, r->profiled);
 	r->nphases++;
 	if (!r->profiled)
-		return 0;
-	sym = report_symbolizer(o, run);
+		return report_softcode_rows(r);
+	sym = session_symbolizer(o, run);
 	if (!sym)
 		return -errno;
 	t0 = mono_ms();
@@ -496,7 +476,8 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	sites_free(&sites, r);
 	resolve_free(&res);
 	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
-	return err;
+	/* after the stack rule: the rows read the counts it moved */
+	return err ?: report_softcode_rows(r);
 }
 
 void report_free(struct report *r)
@@ -514,6 +495,8 @@ void report_free(struct report *r)
 		for (int j = 0; j < p->rounds.nsc; j++)
 			sc_rows__free(&p->rounds.sc_cum[j]);
 		free(p->rounds.sc_cum);
+		sc_rows__free(&p->sc_commands);
+		sc_rows__free(&p->sc_paths);
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);

@@ -11,14 +11,9 @@
 /*
  * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
  * r is valid for report_free() either way.  The one change to run: the default softcode mode's
- * stack rule moves counts between commands (softcode.h), which needs the resolved stacks.
+ * stack rule moves counts between commands (softcode_stacks.h), which needs the resolved stacks.
  */
 int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp);
 void report_free(struct report *r);
-/* The views the report folds: --by, and with --out all of them (report.html shows them). */
-unsigned int report_views(const struct opts *o);
-/* A symbolizer with --debug-dir before the standard directory, reading the files the run
- * pinned (they may be unmapped or gone by now).  NULL with errno set. */
-struct symbolizer *report_symbolizer(const struct opts *o, const struct run *run);
 
 #endif /* MUXBPF_ASSEMBLE_H */

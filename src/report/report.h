@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The assembled report, plain data for every writer (out_text.c, out_json.c, ...), and the
- * checks on it (report_check.c). */
+ * checks on it (report.c). */
 #ifndef MUXBPF_REPORT_H
 #define MUXBPF_REPORT_H
 
@@ -13,6 +13,7 @@
 #include "muxbpf.h"
 #include "fold/rounds.h"
 #include "base/stats.h"
+#include "report/softcode_rows.h"
 
 struct sc_rows;
 
@@ -43,6 +44,7 @@ struct report_rounds {
 	int stop;	/* enum round_stop */
 	unsigned int batches; /* batches of rounds (ROUNDS_BATCH_S); 0 with fewer than 2 */
 	bool runs;	      /* --runs: the batches are the runs (n: their rounds summed) */
+	bool repeats;	      /* the phase's work repeats (driver_phase_repeats): rounds possible */
 	struct report_round *v; /* per batch when there are 2 or more (else NULL) */
 	/* per row of fold.by[b] ([0] self, [1] total): the interval printed, the wider of the
 	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */
@@ -86,6 +88,9 @@ struct report_phase {
 	uint64_t proc_usr_ns, proc_sys_ns; /* /proc ticks, kept for the cross-check */
 	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
 	struct report_rounds rounds;
+	/* --by command and softcode: the phase's rows by command label and by softcode path,
+	 * computed once for every writer (report_softcode_rows); empty when the views are off */
+	struct sc_rows sc_commands, sc_paths;
 };
 
 struct sc_data;
@@ -117,7 +122,7 @@ struct report {
 	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
-	const struct sc_data *softcode; /* --by command, softcode (src/softcode.h), or NULL */
+	const struct sc_data *softcode; /* --by command, softcode (softcode_data.h), or NULL */
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };
@@ -175,6 +180,9 @@ double report_drop_pct(const struct muxbpf_phase_stats *st);
 double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
+/* Every phase's softcode rows (sc_commands, sc_paths) from r->softcode, when the views ran.
+ * 0 or -ENOMEM. */
+int report_softcode_rows(struct report *r);
 int report_check(const struct report *r);
 /* The same problems and warnings, each as one line through fn (error: a problem report_check
  * counts); report.json's "warnings" and report.html list them.  Returns the problems. */

@@ -381,6 +381,7 @@ static int runs_rounds(struct report_phase *p, const struct report *in, int n, i
 
 	rr->runs = true;
 	rr->stop = in[n - 1].phases[i].rounds.stop;
+	rr->repeats = in[n - 1].phases[i].rounds.repeats;
 	for (int k = 0; k < n; k++)
 		rr->n += in[k].phases[i].rounds.n;
 	if (n < 2)
@@ -544,7 +545,7 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 		summarize(&rs->phases[i], in, n, i);
 	}
 	out->nphases = in[0].nphases;
-	return err;
+	return err ?: report_softcode_rows(out);
 }
 
 const struct runs_phase *runs_phase_of(const struct runs_summary *rs, unsigned int id)

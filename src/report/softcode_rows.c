@@ -1,182 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The softcode views' pure stages: label commands and u() frames from the names and $-command
- * attributes the game gave, and fold a phase's samples and exact times into rows.
+ * The softcode views' rows: a phase's samples and exact times folded by command and by softcode
+ * path (pure).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "fold/rounds.h"
-#include "loader/softcode.h"
-
-void sc_verb(const char *text, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	while (*text == ' ')
-		text++;
-	/* "@pemit me=..." and "@pemit/noeval" are @pemit; "look here" is look */
-	while (text[n] && text[n] != ' ' && !(text[0] == '@' && (text[n] == '=' || text[n] == '/')))
-		n++;
-	if (n >= size)
-		n = size - 1;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tolower((unsigned char)text[i]);
-	buf[n] = 0;
-}
-
-bool sc_match(const char *p, const char *t)
-{
-	if (!*p)
-		return !*t;
-	if (*p == '*') {
-		for (;; t++) {
-			if (sc_match(p + 1, t))
-				return true;
-			if (!*t)
-				return false;
-		}
-	}
-	if (!*t)
-		return false;
-	if (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*t))
-		return false;
-	return sc_match(p + 1, t + 1);
-}
-
-static const char *name_of(const struct sc_data *d, int32_t dbref)
-{
-	for (size_t i = 0; i < d->nnames; i++)
-		if (d->names[i].dbref == dbref)
-			return d->names[i].name;
-	return NULL;
-}
-
-/* "Name(#12)", or "#12" when the name is unknown. */
-static void obj_label(const struct sc_data *d, int32_t dbref, char *buf, size_t size)
-{
-	const char *n = name_of(d, dbref);
-
-	if (n && *n)
-		snprintf(buf, size, "%s(#%d)", n, dbref);
-	else
-		snprintf(buf, size, "#%d", dbref);
-}
-
-/* The $-command attribute whose action the command text is (a queued action of obj). */
-static const struct sc_attr *action_attr(const struct sc_data *d, const struct sc_cmd *c)
-{
-	size_t tl = strlen(c->text);
-
-	if (!tl)
-		return NULL;
-	for (size_t i = 0; i < d->nattrs; i++) {
-		const struct sc_attr *a = &d->attrs[i];
-		const char *s = a->action;
-
-		if (a->obj != c->executor)
-			continue;
-		/* the action's commands, split at ';' as the queue runs them */
-		while (s && *s) {
-			while (*s == ' ')
-				s++;
-			if (!strncmp(s, c->text, tl) &&
-			    (tl >= MUXBPF_SC_TEXT - 1 || !s[tl] || s[tl] == ';'))
-				return a;
-			s = strchr(s, ';');
-			if (s)
-				s++;
-		}
-	}
-	return NULL;
-}
-
-/* The $-command a typed command matched (its pattern), preferring the typist's own objects. */
-static const struct sc_attr *typed_attr(const struct sc_data *d, const struct sc_cmd *c)
-{
-	for (size_t i = 0; i < d->nattrs; i++)
-		if (sc_match(d->attrs[i].pattern, c->text))
-			return &d->attrs[i];
-	return NULL;
-}
-
-static char *attr_frame(const struct sc_data *d, const struct sc_attr *a)
-{
-	char obj[256], buf[512];
-
-	obj_label(d, a->obj, obj, sizeof(obj));
-	snprintf(buf, sizeof(buf), "%s/%s", obj, a->attr);
-	return strdup(buf);
-}
-
-void sc_label(struct sc_data *d)
-{
-	for (size_t i = 0; i < d->ncmds; i++) {
-		struct sc_cmd *c = &d->cmds[i];
-		const struct sc_attr *a;
-		char buf[640], verb[MUXBPF_SC_TEXT + 1];
-
-		free(c->label);
-		free(c->frame);
-		free(c->obj);
-		c->label = c->frame = c->obj = NULL;
-		c->primary = true;
-		if (!c->text[0]) {
-			c->label = strdup("(between commands)");
-			c->primary = false;
-			continue;
-		}
-		a = action_attr(d, c);
-		if (!a && (a = typed_attr(d, c)))
-			c->primary = false; /* the matching of a typed $-command: its action counts */
-		if (a) {
-			c->frame = attr_frame(d, a);
-			snprintf(buf, sizeof(buf), "#%d", a->obj);
-			c->obj = strdup(buf);
-			snprintf(buf, sizeof(buf), "$%s %s", a->pattern, c->frame ? c->frame : "");
-			c->label = strdup(buf);
-			continue;
-		}
-		sc_verb(c->text, verb, sizeof(verb));
-		if (c->executor != c->enactor && c->executor >= 0 && name_of(d, c->executor)) {
-			char obj[256];
-
-			/*
-			 * An object's queued action whose attribute is unknown (no login): the
-			 * object and the action's text tell the $-commands apart.
-			 */
-			obj_label(d, c->executor, obj, sizeof(obj));
-			snprintf(buf, sizeof(buf), "%s: %.40s%s", obj, c->text,
-				 strlen(c->text) > 40 ? "..." : "");
-			c->label = strdup(buf);
-			c->frame = strdup(buf);
-			snprintf(buf, sizeof(buf), "#%d", c->executor);
-			c->obj = strdup(buf);
-			continue;
-		}
-		c->label = strdup(verb[0] ? verb : "(empty)");
-	}
-	for (size_t i = 0; i < d->nframes; i++) {
-		struct sc_frame *f = &d->frames[i];
-		const char *slash = strchr(f->text, '/');
-		const char *attr = slash ? slash + 1 : f->text;
-		char obj[256], buf[512], up[MUXBPF_SC_FTEXT + 1];
-		size_t n = 0;
-
-		for (; attr[n] && n < MUXBPF_SC_FTEXT; n++)
-			up[n] = toupper((unsigned char)attr[n]);
-		up[n] = 0;
-		free(f->label);
-		free(f->obj);
-		obj_label(d, f->thing, obj, sizeof(obj));
-		snprintf(buf, sizeof(buf), "%s/%s", obj, up);
-		f->label = strdup(buf);
-		snprintf(buf, sizeof(buf), "#%d", f->thing);
-		f->obj = strdup(buf);
-	}
-}
+#include "report/softcode_rows.h"
 
 static const struct sc_cmd *cmd_by_id(const struct sc_data *d, uint32_t id)
 {
@@ -207,15 +41,8 @@ static struct sc_row *row_get(struct sc_rows *r, const char *label, size_t *cap)
 	for (size_t i = 0; i < r->n; i++)
 		if (!strcmp(r->v[i].label, label))
 			return &r->v[i];
-	if (r->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 32;
-		struct sc_row *v = realloc(r->v, c * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		r->v = v;
-		*cap = c;
-	}
+	if (mb_grow((void **)&r->v, cap, r->n + 1, sizeof(*r->v), 32))
+		return NULL;
 	memset(&r->v[r->n], 0, sizeof(r->v[0]));
 	r->v[r->n].label = strdup(label);
 	if (!r->v[r->n].label)
@@ -452,32 +279,4 @@ void sc_rows__free(struct sc_rows *r)
 		free(r->v[i].label);
 	free(r->v);
 	memset(r, 0, sizeof(*r));
-}
-
-void sc_data__free(struct sc_data *d)
-{
-	for (size_t i = 0; i < d->ncmds; i++) {
-		free(d->cmds[i].label);
-		free(d->cmds[i].frame);
-		free(d->cmds[i].obj);
-	}
-	for (size_t i = 0; i < d->nframes; i++) {
-		free(d->frames[i].label);
-		free(d->frames[i].obj);
-	}
-	for (size_t i = 0; i < d->nnames; i++)
-		free(d->names[i].name);
-	for (size_t i = 0; i < d->nattrs; i++) {
-		free(d->attrs[i].attr);
-		free(d->attrs[i].pattern);
-		free(d->attrs[i].action);
-	}
-	free(d->cmds);
-	free(d->frames);
-	free(d->paths);
-	free(d->counts);
-	free(d->times);
-	free(d->names);
-	free(d->attrs);
-	memset(d, 0, sizeof(*d));
 }

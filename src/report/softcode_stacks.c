@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The softcode counts joined with the resolved stacks of the same samples, and the default
- * mode's stack rule on them (softcode.h).  Pure.
+ * mode's stack rule on them (softcode_stacks.h).  Pure.
  */
 #include <string.h>
 #include "symbols/resolve.h"
-#include "loader/softcode.h"
+#include "report/softcode_stacks.h"
 
 const struct mb_rstack *sc_count_stack(const struct sc_count *c, const struct mb_profile *prof,
 				       const struct mb_resolved *res, const struct sample_index *ix)

@@ -12,8 +12,9 @@
 #include "fold/fold.h"
 #include "report/report.h"
 #include "symbols/resolve.h"
-#include "loader/softcode.h"
-#include "fold/sprof.h"
+#include "report/softcode_rows.h"
+#include "report/softcode_stacks.h"
+#include "report/sprof_softcode.h"
 
 /*
  * Leaf-first frames of one stack with the k softcode frames sc[] (outermost first; the first

@@ -522,6 +522,7 @@ int live_session(const struct opts *o, struct run *r)
 	struct profiler *prof = NULL;
 	struct softcode *sc = NULL;
 	struct sc_target sct;
+	struct softcode_opts sco;
 	char exe[4096], proc_exe[64];
 	int err, cerr, pidfd;
 	ssize_t n;
@@ -563,7 +564,8 @@ int live_session(const struct opts *o, struct run *r)
 	if (!maps__read(pid, &r->last_maps))
 		mb_pins__add(&r->pins, pid, &r->last_maps);
 	warm_up(prof, pid);
-	sc = softcode__start(o, prof, pid, popts.exe, &sct, &r->softcode);
+	sco = session_softcode_opts(o);
+	sc = softcode__start(&sco, prof, pid, popts.exe, &sct, &r->softcode);
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
 	{
 		struct live l = { .o = o, .r = r, .prof = prof, .pid = pid, .pidfd = pidfd };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Boundary readings and the end of a session, shared by run.c and live.c. */
+/* Boundary readings and the end of a session, shared by run.c and live.c; ab.c takes its
+ * block readings with reading_collect too. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "loader/collect_ledger.h"
 #include "base/log.h"
 #include "symbols/resolve.h"
+#include "symbols/symbolize.h"
+#include "session/opts.h"
 #include "session/reading.h"
 
 void reading_free(struct reading *rd)
@@ -113,6 +116,38 @@ int session_collect(struct profiler *p, struct run *r)
 	if (!err && r->ledger)
 		err = collect_ledger(p, &r->ledger_data);
 	return err;
+}
+
+unsigned int session_views(const struct opts *o)
+{
+	return o->by | (o->out_dir ? (FOLD_VIEW(FOLD_BY__COUNT) - 1) : 0);
+}
+
+struct symbolizer *session_symbolizer(const struct opts *o, const struct run *run)
+{
+	const char *dirs[sizeof(o->debug_dirs) / sizeof(o->debug_dirs[0]) + 1];
+	struct symbolizer *sym = symbolizer__new();
+	int n = 0, err;
+
+	if (!sym)
+		return NULL;
+	for (int i = 0; i < o->ndebug_dirs; i++)
+		dirs[n++] = o->debug_dirs[i];
+	dirs[n++] = "/usr/lib/debug";
+	err = symbolizer__set_debug_dirs(sym, dirs, (size_t)n);
+	if (err) {
+		symbolizer__free(sym);
+		errno = -err;
+		return NULL;
+	}
+	symbolizer__use_pins(sym, &run->pins);
+	return sym;
+}
+
+struct softcode_opts session_softcode_opts(const struct opts *o)
+{
+	return (struct softcode_opts){ .on = o->by & FOLD_VIEWS_SOFTCODE, .exact = o->exact_commands,
+				       .debug_dirs = o->debug_dirs, .ndebug_dirs = o->ndebug_dirs };
 }
 
 void run__free(struct run *r)

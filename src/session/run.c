@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "report/assemble.h"
 #include "base/clock.h"
 #include "loader/collect.h"
 #include "loader/collect_ledger.h"
@@ -205,7 +204,7 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 	struct round_mark *m;
 	int err;
 
-	if (!s->sym && !(s->sym = report_symbolizer(s->o, s->r)))
+	if (!s->sym && !(s->sym = session_symbolizer(s->o, s->r)))
 		return -errno;
 	m = realloc(w->marks, (w->nmarks + 1) * sizeof(*m));
 	if (!m)
@@ -228,7 +227,7 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 		return err;
 	}
 	err = session_fold_phase(s->prof, s->sym, s->r, phase,
-				 report_views(s->o) | FOLD_VIEW(rule_view(s->o)), &m->fold);
+				 session_views(s->o) | FOLD_VIEW(rule_view(s->o)), &m->fold);
 	if (err) {
 		free(m->sys); /* fold_phase freed what it had */
 		return err;
@@ -504,8 +503,11 @@ int run_session(const struct opts *o, struct run *r)
 		err = game__check_loopback(s.game);
 	if (!err && signals_pending())
 		err = -EINTR;
-	if (!err)
-		sc = s.sc = softcode__start(o, s.prof, r->pid, o->netmux, &sct, &r->softcode);
+	if (!err) {
+		struct softcode_opts sco = session_softcode_opts(o);
+
+		sc = s.sc = softcode__start(&sco, s.prof, r->pid, o->netmux, &sct, &r->softcode);
+	}
 	if (!err) {
 		s.stage = "login";
 		err = drive(&s);

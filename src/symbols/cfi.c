@@ -20,6 +20,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "base/grow.h"
 #include "symbols/cfi.h"
 #include "symbols/elfread.h"
 
@@ -511,15 +512,8 @@ static void frame_rule(Dwarf_Frame *f, int ra_reg, struct muxbpf_unwind_info *in
 static int push_interval(struct builder *b, uint64_t start, uint64_t end, int prio,
 			 const struct muxbpf_unwind_info *info)
 {
-	if (b->niv == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 4096;
-		void *v = realloc(b->iv, ncap * sizeof(*b->iv));
-
-		if (!v)
-			return -ENOMEM;
-		b->iv = v;
-		b->cap = ncap;
-	}
+	if (mb_grow((void **)&b->iv, &b->cap, b->niv + 1, sizeof(*b->iv), 4096))
+		return -ENOMEM;
 	b->iv[b->niv++] = (struct interval){ .start = start, .end = end, .prio = prio, .info = *info };
 	return 0;
 }
@@ -616,17 +610,9 @@ static int scan_pass(struct builder *b, Elf_Data *data, uint64_t vaddr, bool eh,
 		}
 		if (dwarf_cfi_cie_p(&e)) {
 			/* CIEs come in offset order: the array stays sorted for find_cie. */
-			if (ncies == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				void *v = realloc(cies, ncap * sizeof(*cies));
-
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				cies = v;
-				cap = ncap;
-			}
+			err = mb_grow((void **)&cies, &cap, ncies + 1, sizeof(*cies), 64);
+			if (err)
+				break;
 			cies[ncies].offset = off;
 			parse_cie(&e.cie, eh, &cies[ncies]);
 			if (!e.cie.initial_instructions ||
@@ -746,15 +732,8 @@ static int push_row(struct cfi_table *t, size_t *cap, uint64_t pc,
 		t->rows[t->n - 1].info = *info;
 		return 0;
 	}
-	if (t->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 4096;
-		void *v = realloc(t->rows, ncap * sizeof(*t->rows));
-
-		if (!v)
-			return -ENOMEM;
-		t->rows = v;
-		*cap = ncap;
-	}
+	if (mb_grow((void **)&t->rows, cap, t->n + 1, sizeof(*t->rows), 4096))
+		return -ENOMEM;
 	t->rows[t->n].pc = pc;
 	t->rows[t->n].info = *info;
 	t->n++;

@@ -101,6 +101,24 @@ void mb_elf_build_id_hex(Elf *elf, char *hex, size_t size)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 }
 
+bool mb_elf_debug_by_build_id(Elf *elf, const char *const *dirs, int ndirs, char *out,
+			      size_t size)
+{
+	char hex[2 * MB_BUILD_ID_MAX + 1];
+
+	mb_elf_build_id_hex(elf, hex, sizeof(hex));
+	if (strlen(hex) < 4)
+		return false;
+	for (int i = 0; i <= ndirs; i++) {
+		const char *dir = i < ndirs ? dirs[i] : "/usr/lib/debug";
+
+		snprintf(out, size, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (access(out, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 bool mb_elf_has_symtab(Elf *elf)
 {
 	Elf_Scn *scn = NULL;

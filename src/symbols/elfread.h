@@ -34,6 +34,11 @@ bool mb_elf_build_id(Elf *elf, unsigned char *id, size_t *len);
 /* The same in lowercase hex into hex (size bytes, truncated to fit); "" when none. */
 void mb_elf_build_id_hex(Elf *elf, char *hex, size_t size);
 
+/* The separate debuginfo of elf by its build-id, DIR/.build-id/xx/yyyy.debug under each of dirs
+ * then /usr/lib/debug: the first readable path into out.  false when none (or no build-id). */
+bool mb_elf_debug_by_build_id(Elf *elf, const char *const *dirs, int ndirs, char *out,
+			      size_t size);
+
 /* A .symtab with at least one symbol. */
 bool mb_elf_has_symtab(Elf *elf);
 /* DWARF that libdw can use: .debug_info (or .zdebug_info) with contents, string sections

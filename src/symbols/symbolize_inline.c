@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "symbols/symbolize_int.h"
 
 /*
@@ -202,15 +203,9 @@ static int collect_subs(struct cu_subs *cs, Dwarf_Die *parent)
 			ptrdiff_t off = 0;
 
 			while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
-				if (cs->n == cs->cap) {
-					size_t ncap = cs->cap ? cs->cap * 2 : 256;
-					struct sub_range *v = realloc(cs->v, ncap * sizeof(*v));
-
-					if (!v)
-						return -ENOMEM;
-					cs->v = v;
-					cs->cap = ncap;
-				}
+				if (mb_grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v),
+					    256))
+					return -ENOMEM;
 				cs->v[cs->n++] = (struct sub_range){ lo, hi, dwarf_dieoffset(&die) };
 			}
 		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
@@ -234,15 +229,8 @@ static struct cu_subs *cu_subs_get(struct image *img, Dwarf_Die *cu)
 	for (size_t i = 0; i < img->ncus; i++)
 		if (img->cus[i].cu_off == off)
 			return &img->cus[i];
-	if (img->ncus == img->cus_cap) {
-		size_t ncap = img->cus_cap ? img->cus_cap * 2 : 16;
-		struct cu_subs *v = realloc(img->cus, ncap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		img->cus = v;
-		img->cus_cap = ncap;
-	}
+	if (mb_grow((void **)&img->cus, &img->cus_cap, img->ncus + 1, sizeof(*img->cus), 16))
+		return NULL;
 	cs = &img->cus[img->ncus];
 	*cs = (struct cu_subs){ .cu_off = off };
 	if (collect_subs(cs, cu)) {
@@ -466,18 +454,9 @@ int image_chain(struct symbolizer *s, struct image *img, uint64_t vaddr, uint32_
 	err = compute_chain(s, img, vaddr, fr, &nfr);
 	if (err)
 		return err;
-	if (img->npool + nfr > img->pool_cap) {
-		size_t ncap = img->pool_cap ? img->pool_cap * 2 : 1024;
-		struct pframe *p;
-
-		while (ncap < img->npool + nfr)
-			ncap *= 2;
-		p = realloc(img->pool, ncap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		img->pool = p;
-		img->pool_cap = ncap;
-	}
+	if (mb_grow((void **)&img->pool, &img->pool_cap, img->npool + nfr, sizeof(*img->pool),
+		    1024))
+		return -ENOMEM;
 	memcpy(img->pool + img->npool, fr, nfr * sizeof(*fr));
 	img->cache[h] = (struct chain){ vaddr, (uint32_t)img->npool, (uint32_t)nfr, true };
 	img->cache_n++;

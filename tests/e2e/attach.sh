@@ -1,7 +1,7 @@
 #!/bin/sh
 # muxbpf attach and phases marked from outside (root).  Exit 77 = skipped.
 #  1. a netmux started outside muxbpf (tests/helper_live serve), attached by --port; a separate
-#     client (helper_live drive, src/drive.c's driver) marks attrread, dispatch, softcode_arith
+#     client (helper_live drive, src/proc/drive.c's driver) marks attrread, dispatch, softcode_arith
 #     through the control socket while it drives them; the same work in throwaway mode; the
 #     functions' self shares must agree, each phase closer to its own throwaway twin than to
 #     the other phases, and the same syscalls must carry each phase in both runs;

@@ -38,7 +38,7 @@ uint64_t report_dropped(const struct muxbpf_phase_stats *st)
 
 double report_drop_pct(const struct muxbpf_phase_stats *st)
 {
-	return st->taken ? 100.0 * report_dropped(st) / st->taken : 0;
+	return stats_pct(report_dropped(st), st->taken);
 }
 
 void report_share_ci(const struct report_phase *p, enum fold_by by, size_t i, bool total,
@@ -217,6 +217,24 @@ static void print_issue(void *ctx, bool error, const char *msg)
 		pr_err("%s", msg);
 	else
 		pr_warn("%s", msg);
+}
+
+int report_softcode_rows(struct report *r)
+{
+	const struct sc_data *d = r->softcode;
+
+	if (!d || !d->valid || !(r->by & FOLD_VIEWS_SOFTCODE))
+		return 0;
+	for (int i = 0; i < r->nphases; i++) {
+		struct report_phase *p = &r->phases[i];
+		int err = sc_command_rows(d, p->id, p->oncpu_ns, &p->sc_commands);
+
+		if (!err)
+			err = sc_path_rows(d, p->id, &p->sc_paths);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int report_check(const struct report *r)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The one growth rule of muxbpf's arrays: capacity first, then doubled, realloc'd in place. */
+#ifndef MUXBPF_GROW_H
+#define MUXBPF_GROW_H
+
+#include <stddef.h>
+
+/*
+ * Room for want elements of size bytes in *data, whose capacity is *cap: nothing when it has
+ * room, else the capacity becomes first (when 0) doubled until it holds want, and *data is
+ * realloc'd to it.  The elements keep their values; new ones are not initialized.  0, or -ENOMEM
+ * with *data and *cap unchanged.
+ */
+int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first);
+
+#endif /* MUXBPF_GROW_H */
