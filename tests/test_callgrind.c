@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/callgrind.h"
+#include "testutil.h"
 
 static const char sample[] = "# callgrind format\n"
 			     "version: 1\n"
@@ -162,7 +163,7 @@ static void test_real_dump(void **state)
 
 	(void)state;
 	if (system("command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null")) {
-		skip(); /* valgrind is not a dependency of the tests without --metric */
+		skip_because("needs valgrind and callgrind_annotate (make deps installs them)");
 		return;
 	}
 	assert_non_null(mkdtemp(dir));

@@ -19,11 +19,6 @@ npm_dir=$out/npm
 netmux=$out/tinymux/fp/mux2.12/src/netmux
 shim=$(cd "$out/tests" && pwd)/shim_spin.so
 
-skip() {
-	echo "skip: $*"
-	[ "${MUXBPF_REQUIRE_BPF:-0}" = 1 ] && { echo "FAIL: MUXBPF_REQUIRE_BPF=1"; exit 1; }
-	exit 77
-}
 [ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] || skip "needs root and BTF"
 command -v valgrind >/dev/null 2>&1 || perf stat -e instructions true >/dev/null 2>&1 ||
 	skip "no hardware instructions counter and no valgrind (make deps)"

@@ -11,15 +11,9 @@ out=${1:-build}
 muxbpf=$out/muxbpf
 . "$(dirname "$0")/lib.inc"
 game=$out/upstream/src/mux/game
-if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
-	echo "skip: needs root and BTF"
-	exit 77
-fi
-if [ ! -x "$game/bin/netmux" ]; then
-	echo "skip: upstream TinyMUX is not built ($game/bin/netmux; make upstream needs the" \
-		"tarball in ../shared/tinymux/)"
-	exit 77
-fi
+[ "$(id -u)" = 0 ] && [ -r /sys/kernel/btf/vmlinux ] || skip "needs root and BTF"
+[ -x "$game/bin/netmux" ] || skip "upstream TinyMUX is not built ($game/bin/netmux; make" \
+	"upstream needs the tarball in ../shared/tinymux/)"
 e2e_init upstream
 export TMPDIR=$work/tmp
 fail_files="$work/out $work/err" fail_lines=150
