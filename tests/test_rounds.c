@@ -263,6 +263,42 @@ static void test_decide(void **state)
 }
 
 /*
+ * The rule's view has no rows (the tables here fold by function only, as a line view of objects
+ * without DWARF would be empty): the rule judges the function view instead, never the empty
+ * view, whose widest interval is "none" (1), not 0 (which read as precise at once).
+ */
+static void test_decide_empty_view(void **state)
+{
+	const uint64_t big[] = { 6000, 3000, 1000 }, small[] = { 60, 30, 10 };
+	const struct round_rule by_line = { .by = FOLD_BY_LINE, .top = ROUNDS_TOP, .half = 0.01,
+					    .min_rounds = ROUNDS_MIN, .max_rounds = ROUNDS_MAX,
+					    .cap_s = 20 };
+	struct tables ts = { 0 };
+
+	(void)state;
+	/* --by command,softcode: no C++ view asked for, the function view; else the first */
+	assert_int_equal(rounds_rule_view(FOLD_VIEWS_SOFTCODE), FOLD_BY_FUNCTION);
+	assert_int_equal(rounds_rule_view(FOLD_VIEW_COMMAND | FOLD_VIEW(FOLD_BY_DSO) |
+					  FOLD_VIEW(FOLD_BY_LINE)),
+			 FOLD_BY_LINE);
+	/* 200 samples a round: the empty line view must not stop it as precise */
+	tables_add_round(&ts, small, 3);
+	tables_add_round(&ts, small, 3);
+	assert_int_equal(rounds_judged_view(ts.cum[1], FOLD_BY_LINE), FOLD_BY_FUNCTION);
+	assert_int_equal(rounds_judged_view(ts.cum[1], FOLD_BY_FUNCTION), FOLD_BY_FUNCTION);
+	NEAR(rounds_top_half(ts.cum, 2, FOLD_BY_LINE, ROUNDS_TOP), 1, 0);
+	assert_true(rounds_top_half(ts.cum, 2, FOLD_BY_FUNCTION, ROUNDS_TOP) > 0.01);
+	assert_int_equal(rounds_decide(ts.cum, 2, &by_line, 2.0, 2), 0);
+	tables_free(&ts);
+	/* 10,000 a round that agree: precise by the function view, as by_function decides */
+	tables_add_round(&ts, big, 3);
+	tables_add_round(&ts, big, 3);
+	assert_int_equal(rounds_decide(ts.cum, 2, &by_line, 2.0, 2), ROUND_STOP_PRECISE);
+	assert_int_equal(rounds_decide(ts.cum, 2, &rule, 2.0, 2), ROUND_STOP_PRECISE);
+	tables_free(&ts);
+}
+
+/*
  * The design factor from a phase's batches: 1 when they agree (Wilson is the wider for every
  * row); far above 1 when the top rows swing between batches (60/30/10, then 30/60/10), where the
  * batches' interval must be wider than Wilson's: by hand, +-27.6 points against +-1.5 for the
@@ -515,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_share_ci_disagreeing_rounds),
 		cmocka_unit_test(test_share_ci_coverage),
 		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_empty_view),
 		cmocka_unit_test(test_design_factor),
 		cmocka_unit_test(test_row_counts),
 		cmocka_unit_test(test_homogeneity),

@@ -248,6 +248,8 @@ double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by 
 	if (r < 1 || !cum[r - 1]->samples)
 		return 1;
 	v = &cum[r - 1]->by[by];
+	if (!v->n || !v->rows[0].self)
+		return 1;
 	k = malloc(r * sizeof(*k));
 	n = malloc(r * sizeof(*n));
 	if (!k || !n) {
@@ -265,6 +267,21 @@ double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by 
 	free(k);
 	free(n);
 	return worst;
+}
+
+enum fold_by rounds_rule_view(unsigned int views)
+{
+	for (int by = 0; by < FOLD_BY__COUNT; by++)
+		if (views & FOLD_VIEW(by))
+			return by;
+	return FOLD_BY_FUNCTION;
+}
+
+enum fold_by rounds_judged_view(const struct fold_table *t, enum fold_by want)
+{
+	const struct fold_view *v = &t->by[want];
+
+	return v->n && v->rows[0].self ? want : FOLD_BY_FUNCTION;
 }
 
 double rounds_design_factor(const struct fold_view *v, uint64_t samples,
@@ -298,7 +315,8 @@ int rounds_decide(const struct fold_table *const *cum, int units, const struct r
 	if (units >= rule->max_rounds)
 		return ROUND_STOP_LIMIT;
 	if (units >= rule->min_rounds && cum[units - 1]->samples &&
-	    rounds_top_half(cum, units, rule->by, rule->top) <= rule->half)
+	    rounds_top_half(cum, units, rounds_judged_view(cum[units - 1], rule->by), rule->top) <=
+		    rule->half)
 		return ROUND_STOP_PRECISE;
 	return 0;
 }

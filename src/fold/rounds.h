@@ -129,8 +129,19 @@ int rounds_decide(const struct fold_table *const *cum, int units, const struct r
 		  double elapsed_s, unsigned int rounds);
 
 /* The widest interval among the top rows' self shares after r batches (a fraction; 1 when there
- * are no samples): what rounds_decide compares with rule->half. */
+ * are no samples, or no row of view by has any: an empty view is never precise): what
+ * rounds_decide compares with rule->half. */
 double rounds_top_half(const struct fold_table *const *cum, int r, enum fold_by by, int top);
+
+/* The view the precision rule asks for: the first C++ view of the --by mask views, by function
+ * without one (--by command,softcode). */
+enum fold_by rounds_rule_view(unsigned int views);
+/*
+ * The view the rule judges in table t: want when it has a row with self samples, else the
+ * function view (a view with no rows, such as a line view of objects without DWARF, has no
+ * interval to judge).
+ */
+enum fold_by rounds_judged_view(const struct fold_table *t, enum fold_by want);
 
 /*
  * The phase's batch design factor (stats_design_factor) over the top rows (at most top, by self,

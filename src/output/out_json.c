@@ -237,6 +237,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 		jw_num(w, 100 * rr->top_half);
 	else
 		jw_null(w);
+	jw_kstr(w, "judged_view", fold_by_name(rr->judged_by));
 	jw_key(w, "stop_ci_half_pct");
 	if (rr->stop_judged)
 		jw_num(w, 100 * rr->stop_half);

@@ -188,8 +188,9 @@ static void print_rounds(FILE *f, const struct report *r)
 			   "of one round: batches of %.2f s inside it, from %d on):\n",
 			ROUNDS_TOP, ROUNDS_HALF_PCT, r->max_phase_seconds, ROUNDS_BATCH_S,
 			ROUNDS_INROUND_BATCH_S, ROUNDS_MIN_BATCH_MEANS);
-	fprintf(f, "%-15s %6s %7s %8s %9s %9s %7s  %s\n", "phase", "rounds",
-		runs ? "runs" : "batches", "samples", "widest +-", "us/cmd", "+-", "stopped");
+	fprintf(f, "%-15s %6s %7s %8s %9s %-8s %9s %7s  %s\n", "phase", "rounds",
+		runs ? "runs" : "batches", "samples", "widest +-", "of view", "us/cmd", "+-",
+		"stopped");
 	for (int i = 0; i < r->nphases; i++) {
 		const struct report_phase *p = &r->phases[i];
 		const struct report_rounds *rr = &p->rounds;
@@ -203,8 +204,9 @@ static void print_rounds(FILE *f, const struct report *r)
 			snprintf(cpc, sizeof(cpc), "%.2f", p->oncpu_ns / 1e3 / p->commands);
 		if (rr->cpu_per_cmd.valid)
 			snprintf(cpc_ci, sizeof(cpc_ci), "%.2f", stats_ci_half(&rr->cpu_per_cmd) / 1e3);
-		fprintf(f, "%-15s %6u %7u %8" PRIu64 " %9s %9s %7s  %s\n", phase_name(p->id), rr->n,
-			rr->batches, p->fold.samples, widest, cpc, cpc_ci, stop_text(p));
+		fprintf(f, "%-15s %6u %7u %8" PRIu64 " %9s %-8s %9s %7s  %s\n", phase_name(p->id),
+			rr->n, rr->batches, p->fold.samples, widest,
+			rr->v ? fold_by_name(rr->judged_by) : "-", cpc, cpc_ci, stop_text(p));
 	}
 	for (int i = 0; i < r->nphases; i++) {
 		char text[512];

@@ -197,11 +197,12 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 	stats_ratio_rounds(ns, cmds, (int)n, &rr->cpu_per_cmd);
 	if (rp->has_ledger && (err = fill_sys_ci(rp, w, n)))
 		return err;
-	rr->top_half = rounds_top_half(cum, (int)n, r->rule_by, ROUNDS_TOP);
+	rr->judged_by = rounds_judged_view(&rp->fold, r->rule_by);
+	rr->top_half = rounds_top_half(cum, (int)n, rr->judged_by, ROUNDS_TOP);
 	/* batches inside one round are not the same work (attrwrite's later objects): only rounds
 	 * are expected to agree */
 	if (rr->n >= 2)
-		rounds_homogeneity(cum, (int)n, r->rule_by, ROUNDS_TOP, &rr->homog);
+		rounds_homogeneity(cum, (int)n, rr->judged_by, ROUNDS_TOP, &rr->homog);
 	for (int by = 0; by < FOLD_BY__COUNT && !err; by++) {
 		size_t rows = rp->fold.by[by].n;
 
@@ -215,8 +216,8 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 		}
 	}
 	if (!err)
-		rr->design = rounds_design_factor(&rp->fold.by[r->rule_by], rp->fold.samples,
-						  rr->ci[r->rule_by][0], ROUNDS_TOP);
+		rr->design = rounds_design_factor(&rp->fold.by[rr->judged_by], rp->fold.samples,
+						  rr->ci[rr->judged_by][0], ROUNDS_TOP);
 	if (!err && (r->by & FOLD_VIEW_COMMAND))
 		err = fill_command_batches(rr, rp, w, sc, n);
 	return err;
@@ -417,13 +418,11 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	r->freq = o->freq;
 	r->top = o->top;
 	r->by = o->by;
-	r->folded = session_views(o);
+	r->rule_by = rounds_rule_view(o->by);
+	/* the views the rule may judge (its own, or by function when that one has no rows) */
+	r->folded = session_views(o) | FOLD_VIEW(r->rule_by) | FOLD_VIEW(FOLD_BY_FUNCTION);
 	r->min_pct = o->min_pct;
 	r->max_phase_seconds = o->max_phase_seconds;
-	r->rule_by = FOLD_BY_FUNCTION;
-	for (int by = FOLD_BY__COUNT - 1; by >= 0; by--)
-		if (o->by & FOLD_VIEW(by))
-			r->rule_by = by;
 	r->debug_dirs = o->debug_dirs;
 	r->ndebug_dirs = o->ndebug_dirs;
 	r->profiled = !o->no_profile;

@@ -50,7 +50,9 @@ struct report_rounds {
 	 * Wilson and the between-round one; NULL when n < 2 (Wilson alone) */
 	struct stats_ci *ci[FOLD_BY__COUNT][2];
 	bool *from_rounds[FOLD_BY__COUNT][2]; /* the rounds' interval was the wider */
-	double top_half;	     /* the widest top-row self interval (fraction; rule's view) */
+	double top_half;	     /* the widest top-row self interval (fraction; judged_by's) */
+	enum fold_by judged_by;	     /* the view judged: the rule's, by function when it has no
+				      * rows (rounds_judged_view) */
 	bool stop_judged;	     /* the stopping rule judged a batch's top rows */
 	double stop_half;	     /* top_half as the rule last judged it, at the last mark */
 	struct stats_ci cpu_per_cmd; /* ns of on-CPU per command, t interval over the rounds */

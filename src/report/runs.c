@@ -362,7 +362,7 @@ static double top_half(const struct fold_view *v, const struct stats_ci *ci, int
 
 	for (size_t i = 0; i < v->n && (int)i < top && v->rows[i].self; i++)
 		worst = fmax(worst, ci[i].valid ? stats_ci_half(&ci[i]) : 1);
-	return v->n ? worst : 1;
+	return v->n && v->rows[0].self ? worst : 1;
 }
 
 /*
@@ -413,11 +413,13 @@ static int runs_rounds(struct report_phase *p, const struct report *in, int n, i
 				      : -ENOMEM;
 		}
 	}
-	if (err || !rr->ci[rule_by][0])
+	rr->judged_by = rounds_judged_view(&p->fold, rule_by);
+	rr->top_half = 1; /* no row to judge: never precise */
+	if (err || !rr->ci[rr->judged_by][0])
 		return err;
-	rr->top_half = top_half(&p->fold.by[rule_by], rr->ci[rule_by][0], ROUNDS_TOP);
-	rr->design = rounds_design_factor(&p->fold.by[rule_by], p->fold.samples,
-					  rr->ci[rule_by][0], ROUNDS_TOP);
+	rr->top_half = top_half(&p->fold.by[rr->judged_by], rr->ci[rr->judged_by][0], ROUNDS_TOP);
+	rr->design = rounds_design_factor(&p->fold.by[rr->judged_by], p->fold.samples,
+					  rr->ci[rr->judged_by][0], ROUNDS_TOP);
 	return 0;
 }
 

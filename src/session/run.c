@@ -175,10 +175,7 @@ static int hook_end(void *ctx, unsigned int phase)
 /* The view the precision rule reads: the report's first table, by function without one. */
 static enum fold_by rule_view(const struct opts *o)
 {
-	for (int by = 0; by < FOLD_BY__COUNT; by++)
-		if (o->by & FOLD_VIEW(by))
-			return by;
-	return FOLD_BY_FUNCTION;
+	return rounds_rule_view(o->by);
 }
 
 /*
@@ -227,7 +224,9 @@ static int mark_batch(struct session *s, struct window *w, unsigned int phase,
 		return err;
 	}
 	err = session_fold_phase(s->prof, s->sym, s->r, phase,
-				 session_views(s->o) | FOLD_VIEW(rule_view(s->o)), &m->fold);
+				 session_views(s->o) | FOLD_VIEW(rule_view(s->o)) |
+					 FOLD_VIEW(FOLD_BY_FUNCTION),
+				 &m->fold);
 	if (err) {
 		free(m->sys); /* fold_phase freed what it had */
 		return err;
@@ -315,7 +314,9 @@ static int hook_round(void *ctx, unsigned int phase, unsigned int rounds, uint64
 	/* what the rule judged: the report's own figure also counts the samples after this mark */
 	w->stop_judged = w->nmarks >= (unsigned int)rule.min_rounds;
 	if (w->stop_judged)
-		w->stop_half = rounds_top_half(cum, (int)w->nmarks, rule.by, rule.top);
+		w->stop_half = rounds_top_half(
+			cum, (int)w->nmarks, rounds_judged_view(cum[w->nmarks - 1], rule.by),
+			rule.top);
 	pr_debug("%s: round %u, batch %u, %llu samples, widest top interval +-%.2f points, "
 		 "marked in %.1f ms%s%s", phase_name(phase), rounds, w->nmarks,
 		 (unsigned long long)m->fold.samples, 100 * w->stop_half, mono_ms() - t0,
