@@ -56,6 +56,7 @@
 #include "session/reading.h"
 #include "fold/sprof.h"
 #include "symbols/symbolize.h"
+#include "symbols/fnames.h"
 
 #define BOOT_TIMEOUT_MS 20000
 #define QUIESCE_TIMEOUT_MS 2000
@@ -110,6 +111,7 @@ struct ab_session {
 	struct symbolizer *sym;
 	struct fn_set fns[MUXBPF_PHASE__COUNT]; /* by the phase's index in o->phases */
 	struct sys_acc *sys[MUXBPF_PHASE__COUNT];
+	struct fnames names[2]; /* the functions each build's mapped objects define */
 };
 
 static uint64_t now_ns(void)
@@ -529,6 +531,22 @@ static struct fn_acc *fn_get(struct fn_set *fs, const char *name)
  * profile and ledger, symbolize, and keep per phase the functions' samples, the syscalls, and
  * the stacks for the artifacts.
  */
+/* The functions of the objects w's netmux has mapped executable (its own, libraries, modules
+ * it dlopened): a function of one build only is marked so (ab_fn.only_in). */
+static int note_objects(struct ab_session *ss, int w, const struct mb_maps *maps)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < maps->n && err != -ENOMEM; k++) {
+		const struct mb_mapping *m = &maps->v[k];
+		size_t len;
+
+		if (m->perms[2] == 'x' && m->path[0] == '/' && !maps__path_deleted(m->path, &len))
+			err = fnames_add_file(&ss->names[w], m->path);
+	}
+	return err == -ENOMEM ? err : 0;
+}
+
 static int collect_round(struct ab_session *ss, int w, int round)
 {
 	static struct mb_maps by_phase[MUXBPF_MAX_PHASES];
@@ -543,6 +561,8 @@ static int collect_round(struct ab_session *ss, int w, int round)
 
 	profiler__pause(s->prof);
 	err = maps__read(s->pid, &maps);
+	if (!err)
+		err = note_objects(ss, w, &maps);
 	if (!err)
 		err = collect_profile(s->prof, &prof);
 	if (!err && ledger)
@@ -704,6 +724,18 @@ static void weights(const struct ab_phase *p, double *wa, double *wb)
 	}
 }
 
+/* AB_ONLY_A or AB_ONLY_B when one build's objects define the function and the other's do not;
+ * AB_ONLY_NONE otherwise (in both, or a name no symbol table holds: an inlined function, a
+ * bracketed bucket). */
+static int only_in(const struct ab_session *ss, const char *name)
+{
+	bool a = fnames_has(&ss->names[AB_A], name), b = fnames_has(&ss->names[AB_B], name);
+
+	if (ss->o->one_side || a == b)
+		return AB_ONLY_NONE;
+	return a ? AB_ONLY_A : AB_ONLY_B;
+}
+
 static int analyze_functions(struct ab_session *ss, int i)
 {
 	struct ab_phase *p = &ss->r->phases[i];
@@ -719,6 +751,7 @@ static int analyze_functions(struct ab_session *ss, int i)
 
 		f->name = fs->v[k].name;
 		fs->v[k].name = NULL;
+		f->only_in = only_in(ss, f->name);
 		err = stats_delta_compare(fs->v[k].self[0], fs->v[k].self[1], wa, wb, p->rounds,
 					  NULL, &f->self) ?:
 		      stats_delta_compare(fs->v[k].total[0], fs->v[k].total[1], wa, wb, p->rounds,
@@ -1015,6 +1048,8 @@ int ab_run(const struct ab_opts *o, struct ab_result *r)
 	}
 	if (!err)
 		err = run_rounds(&ss);
+	for (int w = 0; w < 2; w++)
+		fnames_done(&ss.names[w]);
 	if (!err)
 		err = analyze(&ss);
 	r->wall_s = (now_ns() - t0) / 1e9;
@@ -1031,6 +1066,8 @@ int ab_run(const struct ab_opts *o, struct ab_result *r)
 		free(ss.sys[i]);
 	}
 	symbolizer__free(ss.sym);
+	for (int w = 0; w < 2; w++)
+		fnames_free(&ss.names[w]);
 	return err;
 }
 

@@ -44,19 +44,30 @@ static void instr_table(FILE *f, const struct ab_result *r)
 		100 * AB_INSTR_MIN_EFFECT);
 }
 
+/* A function of one build only: its row's figures are all that build's. */
+static const char *only_tag(int only_in)
+{
+	return only_in == AB_ONLY_A ? "[only in A] " : only_in == AB_ONLY_B ? "[only in B] " : "";
+}
+
 void ab_text_write(FILE *f, const struct ab_result *r)
 {
 	const struct ab_opts *o = r->o;
 	int top = o->top > 0 ? o->top : 10;
 
 	fprintf(f, "muxbpf ab: A = %s\n", o->netmux[AB_A]);
+	fprintf(f, "             %s\n", r->version[AB_A][0] ? r->version[AB_A] : "(no version)");
 	env_line(f, o, AB_A);
-	fprintf(f, "           B = %s\n", o->netmux[AB_B]);
-	env_line(f, o, AB_B);
+	if (!o->one_side) {
+		fprintf(f, "           B = %s\n", o->netmux[AB_B]);
+		fprintf(f, "             %s\n",
+			r->version[AB_B][0] ? r->version[AB_B] : "(no version)");
+		env_line(f, o, AB_B);
+	}
 	fprintf(f,
-		"  %s; both up at once, blocks alternating A/B over %d rounds per phase, scale %g, "
+		"  both up at once, blocks alternating A/B over %d rounds per phase, scale %g, "
 		"%d Hz; %.0f s\n",
-		r->version[AB_A], o->rounds, o->scale, o->freq, r->wall_s);
+		o->rounds, o->scale, o->freq, r->wall_s);
 	if (o->instructions) {
 		instr_table(f, r);
 		goto details;
@@ -108,13 +119,14 @@ details:
 		else
 			fprintf(f, "\n  functions, B - A in us of CPU per command (user samples), "
 				   "95%% interval:\n");
-		fprintf(f, "  %10s %21s %10s %21s  %s\n", "self", "", "total", "", "function");
+		fprintf(f, "  %10s %21s %10s %21s  %s\n", "self", "", "total", "",
+			"function (\"only in A/B\": defined in that build's objects only)");
 		for (size_t k = 0; k < p->nfns && shown < top; k++, shown++) {
 			const struct ab_fn *fn = &p->fns[k];
 
-			fprintf(f, "  %+10.3f [%+8.3f, %+8.3f] %+10.3f [%+8.3f, %+8.3f]  %s\n",
+			fprintf(f, "  %+10.3f [%+8.3f, %+8.3f] %+10.3f [%+8.3f, %+8.3f]  %s%s\n",
 				fn->self.delta, fn->self.lo, fn->self.hi, fn->total.delta,
-				fn->total.lo, fn->total.hi, fn->name);
+				fn->total.lo, fn->total.hi, only_tag(fn->only_in), fn->name);
 		}
 		if (!p->nsys)
 			continue;
@@ -284,6 +296,8 @@ int ab_json_write(FILE *f, const struct ab_result *r)
 		for (size_t k = 0; k < p->nfns; k++) {
 			jw_obj(&w);
 			jw_kstr(&w, "name", p->fns[k].name);
+			if (p->fns[k].only_in)
+				jw_kstr(&w, "only_in", p->fns[k].only_in == AB_ONLY_A ? "a" : "b");
 			delta_obj(&w, r->fns_instr ? "self_instructions" : "self_us",
 				  &p->fns[k].self);
 			delta_obj(&w, r->fns_instr ? "total_instructions" : "total_us",

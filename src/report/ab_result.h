@@ -61,8 +61,11 @@ struct ab_block {
 
 /* A function's difference, µs of CPU per command (user samples x period / commands), or with
  * callgrind instructions per command (ab_result.fns_instr). */
+enum { AB_ONLY_NONE = 0, AB_ONLY_A, AB_ONLY_B };
+
 struct ab_fn {
 	char *name;
+	int only_in; /* AB_ONLY_A/B: defined in that build's objects only (its delta is all its) */
 	struct stats_delta self, total;
 };
 

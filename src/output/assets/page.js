@@ -249,11 +249,13 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     var l = p.ledger;
     if (!l) return card('Ledger', null, [el('p', { cls: 'small', text: r.ledger ?
       'no ledger for this phase' : 'the ledger was off (--no-ledger)' })]);
-    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - l.sys_off_ns - l.preempt_user_ns - l.site_walk_ns -
+    /* runtime before the switch-in is both on-CPU and off-CPU in the terms: the bar shows it once */
+    var early = l.rt_before_in_ns || 0, off = Math.max(0, l.sys_off_ns - early);
+    var other = l.thread_wall_ns - l.user_ns - l.sys_cpu_ns - off - l.preempt_user_ns - l.site_walk_ns -
       l.stolen_ns;
     var parts = [['user', 'k-user', l.user_ns, 'user mode on-CPU'],
       ['syscalls', 'k-sys', l.sys_cpu_ns, 'on-CPU inside syscalls'],
-      ['off-CPU in syscalls', 'k-off', l.sys_off_ns, 'blocked or waiting inside syscalls'],
+      ['off-CPU in syscalls', 'k-off', off, 'blocked or waiting inside syscalls (less the runtime the kernel counted before the switch-in)'],
       ['preempted', 'k-pre', l.preempt_user_ns, 'runnable in user mode but not running'],
       ['call-site walks', 'k-walk', l.site_walk_ns, 'this profiler\u2019s stack walks for the call sites, after the calls'],
       ['stolen', 'k-steal', l.stolen_ns, 'on a CPU, but left out of the kernel\u2019s runtime: the host ran something else on the vCPU, or interrupts'],
@@ -269,7 +271,8 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
     }));
     var kids = [el('div', { cls: 'small' }, [l.threads + (l.threads === 1 ? ' thread' : ' threads') +
       ', wall ' + ms(l.thread_wall_ns) + ' ms = on-CPU ' + ms(l.oncpu_ns) + ' + off-CPU ' + ms(l.off_cpu_ns) +
-      ' + switch path ' + ms(l.switch_path_ns) + ' + stolen ' + ms(l.stolen_ns) + '; leftover ' + ms(l.leftover_ns, 3) + ' ms']), bar, legend,
+      ' + switch path ' + ms(l.switch_path_ns) + ' + stolen ' + ms(l.stolen_ns) + ' \u2212 runtime before switch-in ' +
+      ms(early) + '; leftover ' + ms(l.leftover_ns, 3) + ' ms']), bar, legend,
       el('div', { cls: 'small' }, ['runqueue wait ' + ms(l.run_delay_ns) + ' ms \u00b7 switches ' + l.nvcsw +
         ' voluntary, ' + l.nivcsw + ' involuntary \u00b7 wakeups ' + l.wakeups + ' (' + num(l.wakeups_per_s, 1) +
         '/s)' + (l.lost ? ' \u00b7 ' + l.lost + ' ledger entries LOST' : '')])];
@@ -650,6 +653,8 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           { label: 'self interval', get: function (x) { return ci(fs(x).ci_low, fs(x).ci_high, 3); }, cls: function () { return 'nw'; } },
           { label: 'total', num: true, get: function (x) { return ft(x).delta; }, fmt: function (v) { return signed(v, 3); } },
           { label: 'total interval', get: function (x) { return ci(ft(x).ci_low, ft(x).ci_high, 3); }, cls: function () { return 'nw'; } },
+          { label: 'only in', get: function (x) { return x.only_in ? 'only in ' + x.only_in.toUpperCase() : ''; },
+            title: 'defined in that build\'s objects only: the other build has no such function' },
           { label: 'function', get: function (x) { return x.name; } }
         ], p.functions, { cls: 'fn abfn' })) : el('p', { cls: 'small', text: 'no samples' })]),
         el('div', {}, [
