@@ -653,6 +653,19 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
 }
 
+/*
+ * One on-CPU interval's wall by our clock beyond the kernel's runtime, less its stolen part: the
+ * switch path when positive; when negative, runtime the kernel counted before the switch-in we
+ * saw (muxbpf_thread_val.rt_before_in_ns), booked apart so no term goes below zero.
+ */
+static __always_inline void book_switch_path(struct muxbpf_thread_val *tv, __s64 path)
+{
+	if (path >= 0)
+		__sync_fetch_and_add(&tv->switch_path_ns, path);
+	else
+		__sync_fetch_and_add(&tv->rt_before_in_ns, -path);
+}
+
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
 static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 {
@@ -698,7 +711,7 @@ static __always_inline void switch_out(struct task_struct *prev, __u64 now)
 			if (excess >= 0 && stolen > (__u64)excess)
 				stolen = excess;
 			__sync_fetch_and_add(&tv->stolen_ns, stolen);
-			__sync_fetch_and_add(&tv->switch_path_ns, excess - (__s64)stolen);
+			book_switch_path(tv, excess - (__s64)stolen);
 		}
 	}
 	s->off = 1;

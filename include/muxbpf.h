@@ -352,8 +352,9 @@ struct muxbpf_thread_val {
 	 * The context-switch path: time between the tracepoints that the kernel's runtime does
 	 * not count as on-CPU (from update_curr at switch-out to the tracepoint, and from pick
 	 * to the switch-in tracepoint).  Exact per switch: between two switch-outs, the
-	 * tracepoint-measured on-CPU interval minus the runtime's delta, less stolen_ns's part.
-	 * Signed (two's complement in a __u64).
+	 * tracepoint-measured on-CPU interval minus the runtime's delta, less stolen_ns's part,
+	 * summed over the intervals where that is positive (where it is negative, into
+	 * rt_before_in_ns).
 	 */
 	__u64 switch_path_ns;
 	/*
@@ -370,8 +371,16 @@ struct muxbpf_thread_val {
 	 * the runtime counts that time as the thread's.
 	 */
 	__u64 stolen_ns;
+	/*
+	 * The intervals whose runtime delta exceeds their tracepoint-measured time (less stolen):
+	 * the kernel started the thread's runtime before the switch-in we see (a wakeup that
+	 * preempts the idle task skips the clock update at the switch, so the runtime starts from
+	 * the clock as the wakeup left it).  That time is in the runtime (on-CPU) and, by the
+	 * tracepoints, off the CPU: the balance subtracts it.
+	 */
+	__u64 rt_before_in_ns;
 };
-_Static_assert(sizeof(struct muxbpf_thread_val) == 48, "muxbpf_thread_val layout");
+_Static_assert(sizeof(struct muxbpf_thread_val) == 56, "muxbpf_thread_val layout");
 
 /*
  * A thread's own table of returned calls, a slot per syscall number mod MUXBPF_SYS_CACHE (a

@@ -229,11 +229,12 @@ static void test_oncpu_and_closure(void **state)
 
 		print_message("phase %d: wall %.2f ms, on-CPU %.3f ms (schedstat %+.3f%%), user %.3f, "
 			      "sys %.3f, off in syscalls %.3f, preempted %.3f, switch path %.3f, "
-			      "stolen %.3f, leftover %+.3f%%; unseen by the target up to %.3f ms; "
-			      "stolen by the host up to %.3f%%\n",
+			      "stolen %.3f, before switch-in %.3f, leftover %+.3f%%; unseen by the "
+			      "target up to %.3f ms; stolen by the host up to %.3f%%\n",
 			      ph, l->thread_wall_ns / 1e6, l->oncpu_ns / 1e6, diff, l->user_ns / 1e6,
 			      l->sys_cpu_ns / 1e6, l->sys_off_ns / 1e6, l->preempt_user_ns / 1e6,
-			      l->switch_path_ns / 1e6, l->stolen_ns / 1e6, left, unseen / 1e6, stolen);
+			      l->switch_path_ns / 1e6, l->stolen_ns / 1e6, l->rt_before_in_ns / 1e6,
+			      left, unseen / 1e6, stolen);
 		/*
 		 * The stolen term is the runqueue's clocks; the machine's own count of stolen time
 		 * (/proc/stat, both vCPUs, updated at ticks) bounds it, give or take a tick the
@@ -443,6 +444,23 @@ static void test_sleeper(void **state)
 	if (l->oncpu_ns < cmd)
 		fail_msg("ledger on-CPU %.3f ms, less than the target's CPU clock over the command "
 			 "%.3f ms", l->oncpu_ns / 1e6, cmd / 1e6);
+	/*
+	 * A thread that mostly sleeps is where the kernel's runtime starts before the switch-in
+	 * we see (from the wakeup's clock update): no term of its balance goes below zero, and
+	 * what is booked as runtime before the switch-in is time the tracepoints saw it off the
+	 * CPU (the balance subtracts it from there), so it fits in that.  The balance's leftover
+	 * is checked with every phase's (test_oncpu_and_closure).
+	 */
+	print_message("sleeper: switch path %.3f ms, runtime before switch-in %.3f ms (%.1f us a "
+		      "wakeup), off-CPU %.3f ms\n",
+		      l->switch_path_ns / 1e6, l->rt_before_in_ns / 1e6,
+		      l->rt_before_in_ns / 1e3 / l->wakeups,
+		      (l->sys_off_ns + l->preempt_user_ns) / 1e6);
+	if (l->switch_path_ns < 0)
+		fail_msg("switch path %.3f ms: below zero", l->switch_path_ns / 1e6);
+	if (l->rt_before_in_ns > l->sys_off_ns + l->preempt_user_ns)
+		fail_msg("runtime before switch-in %.3f ms, more than the %.3f ms off the CPU",
+			 l->rt_before_in_ns / 1e6, (l->sys_off_ns + l->preempt_user_ns) / 1e6);
 	/* Woken by its timer: the 10 ms sleeps dominate the wakeups. */
 	assert_int_equal(l->wakes[0].kind, MUXBPF_WAKER_TIMER);
 	/* It slept ~500 ms inside clock_nanosleep. */

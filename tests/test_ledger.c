@@ -66,7 +66,7 @@ static void test_window(void **state)
 	};
 	typeof(*((struct mb_ledger_data *)0)->threads) threads[] = {
 		{ { PH, 101 }, { .preempt_user_ns = 4 * MS, .switch_path_ns = 1 * MS } },
-		{ { PH, 102 }, { .stolen_ns = 3 * MS } },
+		{ { PH, 102 }, { .stolen_ns = 3 * MS, .rt_before_in_ns = 2 * MS } },
 		{ { PH + 1, 101 }, { .preempt_user_ns = 50 * MS, .stolen_ns = 7 * MS } },
 	};
 	static struct mb_ledger_data d;
@@ -129,13 +129,15 @@ static void test_window(void **state)
 
 	/*
 	 * the balance: thread wall = on-CPU + off-CPU in syscalls + preempted + switch path +
-	 * stolen + L, the threads summed (the other phase's stolen time is not this one's)
+	 * stolen - runtime before switch-in + L, the threads summed (the other phase's stolen
+	 * time is not this one's); no term below zero
 	 */
 	assert_int_equal(l.preempt_user_ns, 4 * MS);
 	assert_int_equal(l.switch_path_ns, 1 * MS);
 	assert_int_equal(l.stolen_ns, 3 * MS);
+	assert_int_equal(l.rt_before_in_ns, 2 * MS);
 	assert_int_equal(l.leftover_ns, (int64_t)(150 * MS - 35 * MS - (36 * MS - 8000) - 4 * MS -
-						  1 * MS - 3 * MS));
+						  1 * MS - 3 * MS + 2 * MS));
 
 	/* two slave processes are one row; sorted by count */
 	assert_int_equal(l.wakeups, 56);

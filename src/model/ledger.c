@@ -384,6 +384,7 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 		l->preempt_user_ns += d->threads[i].v.preempt_user_ns;
 		l->switch_path_ns += (int64_t)d->threads[i].v.switch_path_ns;
 		l->stolen_ns += d->threads[i].v.stolen_ns;
+		l->rt_before_in_ns += d->threads[i].v.rt_before_in_ns;
 		l->switch_in_missed += d->threads[i].v.missed_in;
 	}
 	/* a call's wall: its CPU, the time stolen from it, and the rest off the CPU */
@@ -391,7 +392,7 @@ static void totals(struct phase_ledger *l, const struct mb_ledger_data *d, unsig
 	l->user_ns = sub_clamp(l->oncpu_ns, l->sys_cpu_ns + l->site_walk_ns);
 	l->leftover_ns = (int64_t)l->thread_wall_ns - (int64_t)l->oncpu_ns -
 			 (int64_t)l->sys_off_ns - (int64_t)l->preempt_user_ns - l->switch_path_ns -
-			 (int64_t)l->stolen_ns;
+			 (int64_t)l->stolen_ns + (int64_t)l->rt_before_in_ns;
 	l->lost = phase < MUXBPF_MAX_PHASES ? d->lost[phase] : 0;
 	for (int m = 0; m < MUXBPF_LMAP__COUNT && phase < MUXBPF_MAX_PHASES; m++)
 		l->lost_by[m] = d->lost_by[phase][m];

@@ -85,10 +85,13 @@ struct phase_ledger {
 	uint64_t sys_stolen_ns;  /* stolen inside syscalls (part of stolen_ns, not of sys_cpu_ns) */
 	uint64_t sys_off_ns;     /* off-CPU inside syscalls (blocked or waiting for a CPU) */
 	uint64_t preempt_user_ns; /* off-CPU after preemption in user mode */
-	int64_t switch_path_ns;  /* context-switch path outside the runtime accounting */
+	int64_t switch_path_ns;  /* context-switch path outside the runtime accounting (>= 0) */
 	uint64_t stolen_ns;      /* on a CPU, left out of the runtime: the host's steal, IRQ time */
+	/* runtime the kernel counted before the switch-in the tracepoints saw (from a wakeup's
+	 * clock update): in oncpu_ns and, by the tracepoints, off the CPU too */
+	uint64_t rt_before_in_ns;
 	int64_t leftover_ns;     /* thread_wall - oncpu - sys_off - preempt_user - switch_path
-				    - stolen */
+				    - stolen + rt_before_in */
 	uint64_t run_delay_ns;   /* exact runqueue wait (sched_info) */
 	uint64_t sys_count, sys_inexact;
 	uint64_t switch_in_missed; /* switch-ins the kernel did not report, repaired */

@@ -352,6 +352,7 @@ static void write_ledger(struct jw *w, const struct report *r, const struct repo
 	jw_ki64(w, "switch_path_ns", l->switch_path_ns);
 	jw_ku64(w, "stolen_ns", l->stolen_ns);
 	jw_ku64(w, "sys_stolen_ns", l->sys_stolen_ns);
+	jw_ku64(w, "rt_before_in_ns", l->rt_before_in_ns);
 	jw_ki64(w, "leftover_ns", l->leftover_ns);
 	jw_knum(w, "leftover_pct",
 		stats_pct(l->leftover_ns, l->thread_wall_ns));

@@ -432,7 +432,8 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 
 /*
  * The ledger's balance: wall = on-CPU + off-CPU in syscalls + preempted in user + switch path +
- * stolen + leftover.
+ * stolen - runtime before switch-in (counted in on-CPU by the kernel and off the CPU by the
+ * tracepoints) + leftover.
  */
 static void print_balance(FILE *f, const struct report_phase *p)
 {
@@ -441,13 +442,12 @@ static void print_balance(FILE *f, const struct report_phase *p)
 
 	fprintf(f, "  ledger (%u thread%s): wall %.2f ms = on-CPU %.2f (user %.2f + syscalls %.2f"
 		   " + call-site walks %.2f) + off-CPU in syscalls %.2f + preempted in user mode %.2f"
-		   " + switch path %.2f + stolen %.2f (%.2f in syscalls); leftover %+.3f ms"
-		   " (%+.3f%%)\n",
+		   " + switch path %.2f + stolen %.2f (%.2f in syscalls) - runtime before switch-in"
+		   " %.2f; leftover %+.3f ms (%+.3f%%)\n",
 		l->threads, l->threads == 1 ? "" : "s", ms(l->thread_wall_ns), ms(l->oncpu_ns),
 		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->site_walk_ns), ms(l->sys_off_ns),
-		ms(l->preempt_user_ns),
-		l->switch_path_ns / 1e6, ms(l->stolen_ns), ms(l->sys_stolen_ns), l->leftover_ns / 1e6,
-		lpct);
+		ms(l->preempt_user_ns), l->switch_path_ns / 1e6, ms(l->stolen_ns),
+		ms(l->sys_stolen_ns), ms(l->rt_before_in_ns), l->leftover_ns / 1e6, lpct);
 	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
 		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
 		   " major (handled in user time)\n",
