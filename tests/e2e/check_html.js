@@ -344,7 +344,9 @@ async function checkAb(page) {
 		if (fr.length !== p.functions.length) die(`${p.name}: ${fr.length} function rows, ab.json ${p.functions.length}`);
 		fr.forEach((c, i) => {
 			const x = p.functions[i];
-			if (c[4].text !== x.name || !same(c[0].text, x.self_us.delta) || !same(c[2].text, x.total_us.delta))
+			const only = x.only_in ? 'only in ' + x.only_in.toUpperCase() : '';
+			if (c[4].text !== x.name || !same(c[0].text, x.self_us.delta) || !same(c[2].text, x.total_us.delta) ||
+			    c[5].text !== only)
 				die(`${p.name} function row ${i}: page ${c.map((y) => y.text).join(' | ')}, ab.json ${JSON.stringify(x)}`);
 			checked += 2;
 		});
