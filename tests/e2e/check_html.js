@@ -347,8 +347,8 @@ async function checkAb(page) {
 		fr.forEach((c, i) => {
 			const x = p.functions[i];
 			const only = x.only_in ? 'only in ' + x.only_in.toUpperCase() : '';
-			if (c[4].text !== x.name || !same(c[0].text, x.self_us.delta) || !same(c[2].text, x.total_us.delta) ||
-			    c[5].text !== only)
+			if (c[5].text !== x.name || !same(c[0].text, x.self_us.delta) || !same(c[2].text, x.total_us.delta) ||
+			    c[4].text !== only)
 				die(`${p.name} function row ${i}: page ${c.map((y) => y.text).join(' | ')}, ab.json ${JSON.stringify(x)}`);
 			checked += 2;
 		});

@@ -653,9 +653,9 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           { label: 'self interval', get: function (x) { return ci(fs(x).ci_low, fs(x).ci_high, 3); }, cls: function () { return 'nw'; } },
           { label: 'total', num: true, get: function (x) { return ft(x).delta; }, fmt: function (v) { return signed(v, 3); } },
           { label: 'total interval', get: function (x) { return ci(ft(x).ci_low, ft(x).ci_high, 3); }, cls: function () { return 'nw'; } },
-          { label: 'function', get: function (x) { return x.name; } },
           { label: 'only in', get: function (x) { return x.only_in ? 'only in ' + x.only_in.toUpperCase() : ''; },
-            title: 'defined in that build\'s objects only: the other build has no such function' }
+            title: 'defined in that build\'s objects only: the other build has no such function' },
+          { label: 'function', get: function (x) { return x.name; } }
         ], p.functions, { cls: 'fn abfn' })) : el('p', { cls: 'small', text: 'no samples' })]),
         el('div', {}, [
           card('Syscalls, B \u2212 A', 'per command, on-CPU exact (the time ledger)', [p.syscalls.length ? scroll(table([
