@@ -119,8 +119,8 @@ static int fold_merge(struct fold_table *out, const struct fold_table *in)
 #define LEDGER_SCALARS(X)                                                                          \
 	X(wall_ns) X(thread_wall_ns) X(oncpu_ns) X(sys_cpu_ns) X(site_cpu_ns) X(site_walk_ns)      \
 	X(user_ns) X(sys_wall_ns) X(sys_stolen_ns) X(sys_off_ns) X(preempt_user_ns) X(stolen_ns)   \
-	X(rt_before_in_ns) X(run_delay_ns) X(sys_count) X(sys_inexact) X(switch_in_missed) X(nvcsw) X(nivcsw)          \
-	X(min_flt) X(maj_flt) X(pcount) X(wakeups) X(lost)
+	X(rt_before_in_ns) X(run_delay_ns) X(sys_count) X(sys_inexact) X(switch_in_missed)         \
+	X(nvcsw) X(nivcsw) X(min_flt) X(maj_flt) X(pcount) X(wakeups) X(lost)
 
 static void ledger_scalars(struct phase_ledger *out, const struct report *in, int n, int i)
 {

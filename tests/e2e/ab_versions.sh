@@ -99,8 +99,9 @@ for (const f of p.functions)
 	if (fa.has(f.name) && fb.has(f.name) && f.only_in)
 		bad.push(`${f.name}: defined in both, marked only in ${f.only_in}`);
 const both = p.functions.filter((f) => fa.has(f.name) && eng.has(f.name));
-if (!both.length) bad.push("no function of both builds (2.12 netmux and 2.14 engine.so) in the rows");
-console.log(`dispatch: B/A ${p.ratio.toFixed(3)} [${p.ci_low.toFixed(3)}, ${p.ci_high.toFixed(3)}], ` +
+if (!both.length) bad.push("no function of both builds (2.12 netmux, 2.14 engine.so) in the rows");
+const ci = `[${p.ci_low.toFixed(3)}, ${p.ci_high.toFixed(3)}]`;
+console.log(`dispatch: B/A ${p.ratio.toFixed(3)} ${ci}, ` +
 	`p ${p.p.toPrecision(2)}, ${p.verdict}; ${onlyB.length} functions only in B ` +
 	`(${engOnly.length} of engine.so, e.g. ${engOnly.slice(0, 2).map((f) => f.name).join("; ")}), ` +
 	`${onlyA.length} only in A, ${both.length} in both`);
