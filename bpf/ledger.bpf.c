@@ -551,8 +551,12 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	s->stolen_in = 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+/*
+ * The syscall hook's entry, in either mode (src/loader/syscall_hook.c picks one at start and
+ * leaves the other pair unloaded): other processes leave at the compare against the target's
+ * tgid, a constant of .rodata set before load.
+ */
+static __always_inline int on_sys_enter(long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
 
@@ -562,6 +566,23 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	now = bpf_ktime_get_ns();
 	sys_enter(id, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_ENTER, calibrating ? now : 0, true);
+}
+
+/* Tracepoint mode: registering it puts every thread of the machine on the slow syscall path. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(id);
+}
+
+/*
+ * fentry mode: a trampoline on the 64-bit syscall dispatcher, called for valid 64-bit syscall
+ * numbers only (ia32 and x32 calls enter through other functions: not seen).
+ */
+SEC("fentry/x64_sys_call")
+int BPF_PROG(mb_sys_fentry, const struct pt_regs *regs, unsigned int nr)
+{
+	return on_sys_enter(nr);
 }
 
 /*
@@ -641,8 +662,7 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 	s->off = 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_sys_exit(struct pt_regs *regs)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
 
@@ -651,6 +671,24 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	sys_exit(regs, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(regs);
+}
+
+/*
+ * fentry mode's exit.  exit and exit_group never return here (sched_process_exit books them, as
+ * in tracepoint mode); a new thread's first return from clone does not pass here either, and it
+ * has no call open.  Attached once per session and never cycled: a trampoline that a call never
+ * returns through keeps its image referenced.
+ */
+SEC("fexit/x64_sys_call")
+int BPF_PROG(mb_sys_fexit, const struct pt_regs *regs, unsigned int nr, long ret)
+{
+	return on_sys_exit((struct pt_regs *)regs);
 }
 
 /* prev leaves the CPU: close its running interval (in a syscall) or note a user preemption. */
