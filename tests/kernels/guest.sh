@@ -58,6 +58,12 @@ export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:
 		echo "real run rc=$rc" ;;
 	*) echo "=== the real run: not selected" && echo "real run rc=0" ;;
 	esac
+	# MUXBPF_GUEST_BENCH of run.sh: a benchmark, its output for the log only
+	if [ -n "${bench:-}" ]; then
+		echo "=== bench: $bench"
+		$bench
+		echo "bench rc=$?"
+	fi
 } >"$res/log" 2>&1
 tests=$(grep '^tests: ' "$res/log" | tail -1)
 tp=$(grep '^tracepoint tests: ' "$res/log" | tail -1)
