@@ -515,6 +515,27 @@ static __always_inline bool site_drawn(struct muxbpf_thread_state *s)
 	return z <= ledger_site_threshold;
 }
 
+/*
+ * A call still open at the thread's next entry returned unseen.  With fentry/fexit that is a
+ * call in flight when they attached (seed_ledger()): a call already inside x64_sys_call returns
+ * past the trampoline.  The tracepoints see every return, so in that mode it does not happen.
+ * Book the call as ending at its last switch-in, where a blocked call woke (its kernel tail
+ * after that, microseconds, goes to user time), with the CPU of its closed on-CPU intervals,
+ * counted inexact; a call never switched in since it was seeded ends now.
+ */
+static __always_inline void close_unseen(struct muxbpf_thread_state *s, __u32 tid, __u32 ph,
+					 __u32 ep, __u64 now)
+{
+	__u64 end = s->run_ns > s->enter_ns ? s->run_ns : now;
+	__u64 wall = end - s->enter_ns, cpu = s->cpu_ns, stolen = s->stolen_in;
+
+	if (cpu > wall)
+		cpu = wall;
+	if (stolen > cpu)
+		stolen = cpu;
+	book_sys(s, tid, ph, ep, cpu - stolen, wall, 1, stolen);
+}
+
 static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
@@ -537,6 +558,8 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	task = bpf_get_current_task_btf();
 	if (s->off)
 		missed_in(s, task, ph, tid, now);
+	if (s->nr >= 0)
+		close_unseen(s, tid, ph, pe >> 32, now);
 	s->nr = id;
 	s->enter_ns = s->run_ns = now;
 	s->cpu_ns = 0;
