@@ -62,4 +62,40 @@ static inline int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
 	return lfd;
 }
 
+/*
+ * The same tgid filter as fentry (or fexit) on the 64-bit syscall dispatcher x64_sys_call, the
+ * fentry hook's floor (src/loader/syscall_hook.c).  A link fd, or -1 where the kernel refuses.
+ */
+static inline int load_fentry_floor(bool fexit, __u32 tgid)
+{
+	struct bpf_insn filt[] = {
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
+		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,
+		  .imm = (int)tgid },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
+	struct btf *vm = btf__load_vmlinux_btf();
+	int fd, lfd, id;
+
+	if (!vm)
+		return -1;
+	id = btf__find_by_name_kind(vm, "x64_sys_call", BTF_KIND_FUNC);
+	btf__free(vm);
+	if (id < 0)
+		return -1;
+	o.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "mb_floor", "GPL", filt,
+			   sizeof(filt) / sizeof(filt[0]), &o);
+	if (fd < 0)
+		return -1;
+	lfd = bpf_raw_tracepoint_open(NULL, fd);
+	close(fd);
+	return lfd;
+}
+
 #endif

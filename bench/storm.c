@@ -10,6 +10,9 @@
  * Prints per configuration the best and median CPU ns per call (the looper's own runtime, so
  * that time preempted by other work on a shared machine is left out) over the rounds, the
  * median's ratio to bare and the ns added per call.  Needs root (or CAP_BPF + CAP_PERFMON).
+ * The fentry rows (a tgid filter as fentry/fexit on x64_sys_call, and the default ledger, whose
+ * hook is auto: fentry there) need a kernel that traces x64_sys_call (Debian's 6.1 and 6.12);
+ * elsewhere the filter's row says n/a and the default runs on the tracepoints.
  */
 #include <errno.h>
 #include <signal.h>
@@ -26,6 +29,8 @@
 #include <bpf/libbpf.h>
 #include "loader/calib.h"
 #include "loader/profiler.h"
+#include "loader/syscall_hook.h"
+#include "model/ledger.h"
 #include "loader/collect_live.h"
 #include "base/log.h"
 #include "floor.h"
@@ -38,12 +43,15 @@ enum {
 	SAMPLER,     /* muxbpf attach --no-syscalls */
 	NOSTATS,     /* the ledger without BPF run-time statistics, no calibration */
 	STATS,       /* statistics all through (--bpf-stats, the default before 2026-12-01) */
-	DEFAULT,     /* the defaults: statistics for the calibration window only */
+	DEFAULT,     /* the defaults: statistics for the calibration window only (hook: auto) */
+	FILTER_FENTRY, /* fentry + fexit on x64_sys_call: compare the tgid, exit (n/a: refused) */
+	DEFAULT_TP,  /* the defaults with --syscall-hook tracepoint */
 	NCONF
 };
 static const char *const conf_name[NCONF] = {
 	"bare", "empty raw_tp", "empty tp_btf", "tgid filter tp_btf", "sampler only",
-	"--no-bpf-stats", "--bpf-stats", "default",
+	"--no-bpf-stats", "--bpf-stats", "default (auto hook)", "tgid filter fentry",
+	"default, tracepoint",
 };
 
 /* The looper's own CPU time (the kernel's runtime): time it sits preempted on this shared
@@ -127,12 +135,26 @@ int main(int argc, char **argv)
 			int c = (k + r) % NCONF; /* rotate the order */
 			struct profiler_opts o = { .pid = target, .freq = 997, .running = true,
 						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS,
-						 .bpf_stats = c == STATS };
+						 .bpf_stats = c == STATS,
+						 .syscall_hook = c == DEFAULT_TP
+									 ? SYSCALL_HOOK_TRACEPOINT
+									 : SYSCALL_HOOK_AUTO };
 			struct profiler *p = NULL;
 			int links[2] = { -1, -1 };
 
-			if (c >= SAMPLER && !(p = profiler__new(&o)))
+			if (c >= SAMPLER && c != FILTER_FENTRY && !(p = profiler__new(&o)))
 				return 1;
+			if (c == FILTER_FENTRY) {
+				links[0] = load_fentry_floor(false, target);
+				links[1] = links[0] < 0 ? -1 : load_fentry_floor(true, target);
+				if (links[1] < 0) {
+					/* this kernel refuses it: the row says n/a */
+					if (links[0] >= 0)
+						close(links[0]);
+					v[0][c][r] = v[1][c][r] = -1;
+					continue;
+				}
+			}
 			if (c == EMPTY_RAW || c == EMPTY_BTF || c == FILTER_BTF) {
 				links[0] = load_floor(c != EMPTY_RAW, c == FILTER_BTF, "sys_enter", target);
 				links[1] = load_floor(c != EMPTY_RAW, c == FILTER_BTF, "sys_exit", target);
@@ -166,7 +188,7 @@ int main(int argc, char **argv)
 			for (int k2 = 0; c == STATS && k2 < 2; k2++) {
 				prog_ns[k2][r] = 0;
 				for (int i = 0; i < c1.nprogs && i < c0.nprogs; i++)
-					if (!strcmp(c1.progs[i].name, progs[k2]) &&
+					if (ledger_prog_slot(c1.progs[i].name) == k2 &&
 					    c1.progs[i].runs > c0.progs[i].runs)
 						prog_ns[k2][r] =
 							(double)(c1.progs[i].run_ns - c0.progs[i].run_ns) /
@@ -198,6 +220,11 @@ int main(int argc, char **argv)
 			qsort(x, rounds, sizeof(*x), cmp_double);
 			if (c == BARE)
 				med0 = x[rounds / 2];
+			if (x[0] < 0) {
+				printf("%-20s %-10s %8s (this kernel refuses it)\n", conf_name[c],
+				       who ? "bystander" : "target", "n/a");
+				continue;
+			}
 			printf("%-20s %-10s %8.1f %8.1f %8.1f %7.3fx %+9.1f\n", conf_name[c],
 			       who ? "bystander" : "target", x[0], x[rounds / 2], x[rounds - 1],
 			       x[rounds / 2] / med0, x[rounds / 2] - med0);

@@ -515,6 +515,27 @@ static __always_inline bool site_drawn(struct muxbpf_thread_state *s)
 	return z <= ledger_site_threshold;
 }
 
+/*
+ * A call still open at the thread's next entry returned unseen.  With fentry/fexit that is a
+ * call in flight when they attached (seed_ledger()): a call already inside x64_sys_call returns
+ * past the trampoline.  The tracepoints see every return, so in that mode it does not happen.
+ * Book the call as ending at its last switch-in, where a blocked call woke (its kernel tail
+ * after that, microseconds, goes to user time), with the CPU of its closed on-CPU intervals,
+ * counted inexact; a call never switched in since it was seeded ends now.
+ */
+static __always_inline void close_unseen(struct muxbpf_thread_state *s, __u32 tid, __u32 ph,
+					 __u32 ep, __u64 now)
+{
+	__u64 end = s->run_ns > s->enter_ns ? s->run_ns : now;
+	__u64 wall = end - s->enter_ns, cpu = s->cpu_ns, stolen = s->stolen_in;
+
+	if (cpu > wall)
+		cpu = wall;
+	if (stolen > cpu)
+		stolen = cpu;
+	book_sys(s, tid, ph, ep, cpu - stolen, wall, 1, stolen);
+}
+
 static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
@@ -537,6 +558,8 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	task = bpf_get_current_task_btf();
 	if (s->off)
 		missed_in(s, task, ph, tid, now);
+	if (s->nr >= 0)
+		close_unseen(s, tid, ph, pe >> 32, now);
 	s->nr = id;
 	s->enter_ns = s->run_ns = now;
 	s->cpu_ns = 0;
@@ -551,8 +574,12 @@ static __always_inline void sys_enter(long id, __u64 pid_tgid, __u64 now)
 	s->stolen_in = 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+/*
+ * The syscall hook's entry, in either mode (src/loader/syscall_hook.c picks one at start and
+ * leaves the other pair unloaded): other processes leave at the compare against the target's
+ * tgid, a constant of .rodata set before load.
+ */
+static __always_inline int on_sys_enter(long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
 
@@ -562,6 +589,23 @@ int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
 	now = bpf_ktime_get_ns();
 	sys_enter(id, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_ENTER, calibrating ? now : 0, true);
+}
+
+/* Tracepoint mode: registering it puts every thread of the machine on the slow syscall path. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(mb_sys_enter, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(id);
+}
+
+/*
+ * fentry mode: a trampoline on the 64-bit syscall dispatcher, called for valid 64-bit syscall
+ * numbers only (ia32 and x32 calls enter through other functions: not seen).
+ */
+SEC("fentry/x64_sys_call")
+int BPF_PROG(mb_sys_fentry, const struct pt_regs *regs, unsigned int nr)
+{
+	return on_sys_enter(nr);
 }
 
 /*
@@ -641,8 +685,7 @@ static __always_inline void sys_exit(struct pt_regs *regs, __u64 pid_tgid, __u64
 	s->off = 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_sys_exit(struct pt_regs *regs)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now;
 
@@ -651,6 +694,24 @@ int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	sys_exit(regs, pid_tgid, now);
 	return count_run(MUXBPF_PROG_SYS_EXIT, calibrating ? now : 0, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(mb_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(regs);
+}
+
+/*
+ * fentry mode's exit.  exit and exit_group never return here (sched_process_exit books them, as
+ * in tracepoint mode); a new thread's first return from clone does not pass here either, and it
+ * has no call open.  Attached once per session and never cycled: a trampoline that a call never
+ * returns through keeps its image referenced.
+ */
+SEC("fexit/x64_sys_call")
+int BPF_PROG(mb_sys_fexit, const struct pt_regs *regs, unsigned int nr, long ret)
+{
+	return on_sys_exit((struct pt_regs *)regs);
 }
 
 /*

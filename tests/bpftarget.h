@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -25,6 +26,24 @@
 #include "loader/collect_ledger.h"
 #include "proc/procstat.h"
 #include "model/profile.h"
+#include "loader/syscall_hook.h"
+
+/*
+ * The ledger's syscall hook the suites run with: MUXBPF_SYSCALL_HOOK (auto, fentry, tracepoint;
+ * tests/kernels/guest.sh runs the ledger suites in both modes), else auto.  An unknown value
+ * fails the setup rather than testing the wrong mode.
+ */
+static inline int test_syscall_hook(struct profiler_opts *o)
+{
+	const char *h = getenv("MUXBPF_SYSCALL_HOOK");
+
+	o->syscall_hook = h && *h ? syscall_hook_parse(h) : SYSCALL_HOOK_AUTO;
+	if (o->syscall_hook < 0) {
+		fprintf(stderr, "MUXBPF_SYSCALL_HOOK=%s: expected auto, fentry or tracepoint\n", h);
+		return -1;
+	}
+	return 0;
+}
 
 struct target {
 	pid_t pid;

@@ -137,6 +137,9 @@ int main(int argc, char **argv)
 {
 	static struct sc_data sc;
 	static struct report r;
+	static const struct syscall_hook_info hook = {
+		.hook = SYSCALL_HOOK_FENTRY, .why = "fentry: x64_sys_call traceable", .bystander_ns = 61.5
+	};
 	struct fold_row rows[2] = { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } };
 	struct fold_row rows3[1] = { { "e", 5, 5, 0 } };
 	struct sprof sp;
@@ -158,6 +161,7 @@ int main(int argc, char **argv)
 	r.top = 15;
 	r.profiled = true;
 	r.ledger = true;
+	r.hook = &hook;
 	r.site_every = 8;
 	r.max_drop_pct = -1;
 	r.by = FOLD_VIEW(FOLD_BY_FUNCTION) | FOLD_VIEWS_SOFTCODE;

@@ -52,6 +52,7 @@ static void test_inflight_across_blocks(void **state)
 	skip_unless_bpf();
 	target_spawn(&t, "ledger_synth", NULL);
 	opts.pid = t.pid;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	assert_true(profiler__has_ledger(p));

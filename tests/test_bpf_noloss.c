@@ -49,6 +49,7 @@ static void run_tiny(uint32_t max_samples, uint32_t max_stacks, struct muxbpf_ph
 
 	target_spawn(&t, "synth_nofp", "300");
 	opts.pid = t.pid;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);

@@ -118,6 +118,7 @@ static void test_phases_split_and_oncpu(void **state)
 	skip_unless_bpf();
 	target_spawn(&t, "synth", "2000");
 	opts.pid = t.pid;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	target_release(&t);
@@ -198,6 +199,7 @@ static void test_accounting_closes(void **state)
 	skip_unless_bpf();
 	target_spawn(&t, "synth", "200");
 	opts.pid = t.pid;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	target_release(&t);
@@ -268,6 +270,7 @@ static double period_ratio(char cmd, uint64_t *s1, uint64_t *s2)
 
 	target_spawn(&t, "synth", "2000");
 	opts.pid = t.pid;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	target_release(&t);

@@ -162,6 +162,7 @@ static void run_cmd(const char *target, char cmd, const struct chain *chain, int
 	target_spawn(&t, target, "1000");
 	opts.pid = t.pid;
 	opts.exe = t.path;
+	assert_int_equal(test_syscall_hook(&opts), 0);
 	p = profiler__new(&opts);
 	assert_non_null(p);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);

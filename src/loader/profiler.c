@@ -26,6 +26,7 @@
 #include "muxbpf.skel.h"
 #include "loader/preflight.h"
 #include "loader/profiler.h"
+#include "loader/syscall_hook.h"
 #include "proc/target.h"
 #include "loader/unwind.h"
 
@@ -40,6 +41,8 @@ struct profiler {
 	int iter_link_fd;
 	struct unwinder *unw;
 	struct bpf_link *ledger_links[LEDGER_NPROGS];
+	const char *ledger_names[LEDGER_NPROGS]; /* the programs in use, by slot */
+	struct syscall_hook_info hook;
 	bool ledger;
 	/* a running target (opts->running): one sampler event and link per thread at attach */
 	int *thread_fds; /* pairs: event fd, link fd */
@@ -351,18 +354,21 @@ static int attach_runtime(struct profiler *p)
 	return 0;
 }
 
-/* The ledger's tracepoints: they see every process, and filter on the target first. */
+/*
+ * The ledger's programs: they see every process, and filter on the target first.  Attached once
+ * for the session (an fexit on x64_sys_call is never cycled: see syscall_hook.c).
+ */
 static int attach_ledger(struct profiler *p)
 {
 	for (size_t i = 0; i < LEDGER_NPROGS; i++) {
 		struct bpf_program *prog =
-			bpf_object__find_program_by_name(p->skel->obj, ledger_progs[i]);
+			bpf_object__find_program_by_name(p->skel->obj, p->ledger_names[i]);
 
 		p->ledger_links[i] = prog ? bpf_program__attach(prog) : NULL;
 		if (!p->ledger_links[i]) {
 			int err = prog ? -errno : -ENOENT;
 
-			pr_err("failed to attach %s: %s", ledger_progs[i], strerror(-err));
+			pr_err("failed to attach %s: %s", p->ledger_names[i], strerror(-err));
 			return err;
 		}
 	}
@@ -389,7 +395,8 @@ static double syscall_ns(void)
 }
 
 /*
- * What the ledger's tracepoints add to every syscall outside the programs: muxbpf's own
+ * What the ledger's syscall hook adds to every syscall outside the programs (the tracepoints'
+ * slow syscall path, or the fentry/fexit trampolines' calls): muxbpf's own
  * syscalls before and after they attach (its own are early exits: the programs' share is one
  * compare each).  The corrected figures remove it per syscall of the target (cost_correct()).
  * The CPU clock of this thread and the best of several blocks: preemption by the machine's other
@@ -406,8 +413,9 @@ static int measure_floor(struct profiler *p)
 		return err;
 	traced = syscall_ns();
 	p->floor_ns = traced > bare ? traced - bare : 0;
-	pr_verbose("tracepoint floor: %.0f ns per syscall (%.0f bare, %.0f with the ledger "
-		   "attached, muxbpf's own getppid)", p->floor_ns, bare, traced);
+	pr_verbose("%s floor: %.0f ns per syscall (%.0f bare, %.0f with the ledger "
+		   "attached, muxbpf's own getppid)", syscall_hook_name(p->hook.hook), p->floor_ns,
+		   bare, traced);
 	return 0;
 }
 
@@ -452,16 +460,27 @@ static void seed_ledger(struct profiler *p)
 	free(th);
 }
 
-/* Leave the ledger's programs unloaded when it is off. */
-static void disable_ledger(struct muxbpf_bpf *skel)
+/* Load the ledger's programs in use (p->ledger_names) only: none when it is off. */
+static void ledger_autoload(struct profiler *p)
 {
-	for (size_t i = 0; i < LEDGER_NPROGS; i++) {
-		struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj,
-									     ledger_progs[i]);
+	struct bpf_program *prog;
 
-		if (prog)
-			bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		const char *name = bpf_program__name(prog);
+		int slot = ledger_prog_slot(name);
+
+		if (slot >= 0)
+			bpf_program__set_autoload(prog, p->ledger &&
+							!strcmp(name, p->ledger_names[slot]));
 	}
+}
+
+/* The ledger's programs for the chosen hook, by slot. */
+static void ledger_names(struct profiler *p)
+{
+	memcpy(p->ledger_names, ledger_progs, sizeof(p->ledger_names));
+	if (p->hook.hook == SYSCALL_HOOK_FENTRY)
+		memcpy(p->ledger_names, ledger_fentry_progs, sizeof(ledger_fentry_progs));
 }
 
 /*
@@ -510,7 +529,8 @@ static int start_unwind(struct profiler *p)
 	return unwinder__start(p->unw, &m, &cap);
 }
 
-static int load(struct profiler *p, const struct profiler_opts *opts)
+/* Open, size and load the skeleton; a failed load says why unless quiet (a load retried). */
+static int load_skel(struct profiler *p, const struct profiler_opts *opts, bool quiet)
 {
 	int err;
 
@@ -522,8 +542,8 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 	}
 	p->skel->rodata->targ_tgid = opts->pid;
 	p->skel->rodata->sample_mean_ns = 1000000000ull / (opts->freq > 0 ? opts->freq : 1);
-	if (opts->no_ledger)
-		disable_ledger(p->skel);
+	ledger_names(p);
+	ledger_autoload(p);
 	if (opts->site_every < 0) {
 		p->skel->rodata->ledger_site_every = 0;
 	} else if (opts->site_every > 0) {
@@ -538,13 +558,50 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 	load_capture = true;
 	err = muxbpf_bpf__load(p->skel);
 	load_capture = false;
-	if (err) {
+	if (err && !quiet)
 		load_failed(err);
-		return err;
-	}
+	return err;
+}
+
+static void drop_load_log(void)
+{
 	free(load_log);
 	load_log = NULL;
 	load_log_len = 0;
+}
+
+/*
+ * The syscall hook is chosen by a probe (syscall_hook.c); where the probe's fentry attached but
+ * the skeleton's fentry pair does not load and the hook was not forced, load again with the
+ * tracepoints.
+ */
+static int load(struct profiler *p, const struct profiler_opts *opts)
+{
+	bool retry;
+	int err;
+
+	if (p->ledger &&
+	    syscall_hook_choose(opts->syscall_hook, opts->pid, opts->exe, &p->hook)) {
+		pr_err("--syscall-hook fentry: %s", p->hook.why);
+		return -EOPNOTSUPP;
+	}
+	retry = p->hook.hook == SYSCALL_HOOK_FENTRY && opts->syscall_hook == SYSCALL_HOOK_AUTO;
+
+	err = load_skel(p, opts, retry);
+	if (err && retry) {
+		drop_load_log();
+		muxbpf_bpf__destroy(p->skel);
+		unwinder__free(p->unw);
+		p->skel = NULL;
+		p->unw = NULL;
+		p->hook.hook = SYSCALL_HOOK_TRACEPOINT;
+		snprintf(p->hook.why, sizeof(p->hook.why),
+			 "tracepoint: the fentry programs did not load (%s)", strerror(-err));
+		err = load_skel(p, opts, false);
+	}
+	if (err)
+		return err;
+	drop_load_log();
 	return start_unwind(p);
 }
 
@@ -610,11 +667,12 @@ static void calib_read(struct profiler *p, struct mb_calib_reading *out)
 			out->sample_runs = info.run_cnt;
 			out->sample_ns = info.run_time_ns;
 		}
-		for (int i = 0; i < MUXBPF_PROG__COUNT; i++)
-			if (!strcmp(name, ledger_progs[i])) {
-				out->runs[i] = info.run_cnt;
-				out->run_ns[i] = info.run_time_ns;
-			}
+		int slot = ledger_prog_slot(name);
+
+		if (slot >= 0) {
+			out->runs[slot] = info.run_cnt;
+			out->run_ns[slot] = info.run_time_ns;
+		}
 	}
 	/* every phase: the window may span several */
 	for (uint32_t ph = 0; ph < MUXBPF_MAX_PHASES; ph++) {
@@ -803,6 +861,12 @@ void profiler__free(struct profiler *p)
 bool profiler__has_ledger(const struct profiler *p)
 {
 	return p->ledger;
+}
+
+void profiler__syscall_hook(const struct profiler *p, struct syscall_hook_info *out)
+{
+	*out = p->hook;
+	out->bystander_ns = p->floor_ns;
 }
 
 struct muxbpf_bpf *profiler__skel(struct profiler *p)

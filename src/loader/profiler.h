@@ -26,6 +26,7 @@ struct profiler_opts {
 	bool no_stats;         /* no BPF run-time statistics, not even calibration (--no-bpf-stats) */
 	bool bpf_stats;        /* statistics on all through the run, not just calibration (--bpf-stats) */
 	bool fixed_period;     /* the kernel's fixed sampling period, no random redraws */
+	int syscall_hook;      /* enum syscall_hook (loader/syscall_hook.h): 0 auto */
 };
 
 struct profiler;
@@ -54,6 +55,9 @@ void profiler__free(struct profiler *p);
 
 /* Is the syscall/scheduler ledger attached? */
 bool profiler__has_ledger(const struct profiler *p);
+/* The ledger's syscall hook and why it was chosen (the ledger is attached). */
+struct syscall_hook_info;
+void profiler__syscall_hook(const struct profiler *p, struct syscall_hook_info *out);
 
 /* Threads given a sampler event of their own at attach (running targets; 0 otherwise). */
 int profiler__sampler_threads(const struct profiler *p);

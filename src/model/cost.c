@@ -7,14 +7,6 @@
 #include "model/cost.h"
 #include "model/ledger.h"
 
-static bool is_ledger_prog(const char *name)
-{
-	for (size_t i = 0; i < LEDGER_NPROGS; i++)
-		if (!strcmp(name, ledger_progs[i]))
-			return true;
-	return false;
-}
-
 /* Programs whose target run reads the clock outside the calibration window too (the call's or
  * the switch's time): their window's body timing starts at that read, and costs no extra one. */
 static bool reads_clock(int prog)
@@ -197,7 +189,7 @@ void cost_delta(const struct mb_cost_reading *from, const struct mb_cost_reading
 		if (!strcmp(b->name, "mb_sample")) {
 			out->sampler_runs += runs;
 			out->sampler_ns += ns;
-		} else if (is_ledger_prog(b->name)) {
+		} else if (ledger_prog_slot(b->name) >= 0) {
 			out->ledger_runs += runs;
 			out->ledger_ns += ns;
 		}

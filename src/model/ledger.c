@@ -12,6 +12,19 @@ const char *const ledger_progs[LEDGER_NPROGS] = {
 	"mb_hrtimer_entry", "mb_hrtimer_exit", "mb_softirq_entry", "mb_softirq_exit",
 };
 
+const char *const ledger_fentry_progs[2] = { "mb_sys_fentry", "mb_sys_fexit" };
+
+int ledger_prog_slot(const char *name)
+{
+	for (int i = 0; i < LEDGER_NPROGS; i++)
+		if (!strcmp(name, ledger_progs[i]))
+			return i;
+	for (int i = 0; i < 2; i++)
+		if (!strcmp(name, ledger_fentry_progs[i]))
+			return MUXBPF_PROG_SYS_ENTER + i;
+	return -1;
+}
+
 const char *syscall_name(uint32_t nr)
 {
 	static char buf[8][24];

@@ -18,6 +18,10 @@
 #define LEDGER_NPROGS 8
 extern const char *const ledger_progs[LEDGER_NPROGS];
 _Static_assert(LEDGER_NPROGS == MUXBPF_PROG__COUNT, "ledger_progs in muxbpf_prog_slot order");
+/* The syscall slots' programs in fentry mode (fentry/fexit on x64_sys_call), in slot order. */
+extern const char *const ledger_fentry_progs[2];
+/* The muxbpf_prog_slot of a ledger program named name, in either mode; -1: not one. */
+int ledger_prog_slot(const char *name);
 
 /* The ledger maps as collected at the end of a run. */
 struct mb_ledger_data {

@@ -58,6 +58,28 @@ static const char *const unnamed_keys[MB_UNNAMED__COUNT] = {
 	[MB_UNNAMED_STRIPPED] = "stripped",
 };
 
+/* The ledger's syscall hook: which, why, and what another process's syscall pays for it. */
+static void write_syscall_hook(struct jw *w, const struct report *r)
+{
+	const struct syscall_hook_info *h = r->hook;
+
+	jw_key(w, "syscall_hook");
+	if (!h) {
+		jw_null(w);
+		return;
+	}
+	jw_obj(w);
+	jw_kstr(w, "hook", syscall_hook_name(h->hook));
+	jw_kstr(w, "attached_to", syscall_hook_where(h->hook));
+	jw_kstr(w, "why", h->why);
+	jw_key(w, "bystander_ns_per_syscall");
+	if (h->bystander_ns >= 0)
+		jw_num(w, h->bystander_ns);
+	else
+		jw_null(w);
+	jw_obj_end(w);
+}
+
 static void write_unwind(struct jw *w, const struct report *r)
 {
 	const struct mb_unwind_summary *u = r->unwind;
@@ -586,6 +608,7 @@ int report_json_emit(FILE *f, const struct report *r, const struct runs_summary 
 	report_issues(r, json_issue, &w);
 	jw_arr_end(&w);
 	write_unwind(&w, r);
+	write_syscall_hook(&w, r);
 	jw_knum(&w, "oncpu_check_max_diff_pct", report_max_check_diff(r));
 	write_leaf_dsos(&w, "symbols", &r->symbols);
 	json_write_live(&w, r);

@@ -87,6 +87,10 @@ static void print_header(FILE *f, const struct report *r)
 	else
 		fprintf(f, ", not profiled (--no-profile)\n");
 	print_unwind_header(f, r);
+	if (r->hook)
+		fprintf(f, "  syscall hook: %s (%s); another process's syscall pays %.0f ns more "
+			"(measured at attach)\n", syscall_hook_where(r->hook->hook), r->hook->why,
+			r->hook->bystander_ns > 0 ? r->hook->bystander_ns : 0);
 	fprintf(f, "  sources: on-CPU from the kernel's runtime accounting (exact); usr/sys %s\n\n",
 		r->ledger ? "from the syscall ledger (exact: sys = on-CPU inside syscalls)"
 			  : "from /proc/PID/stat ticks (10 ms granular; --no-syscalls)");

@@ -100,7 +100,7 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 		c->self_cpu_ns / 1e6, stats_pct(c->self_cpu_ns, c->wall_ns));
 	if (e->valid)
 		fprintf(f, "  bystanders: %" PRIu64 " early exits for other processes' events, "
-			"%.3f ms in the programs (%.0f ns each, calibrated); the tracepoints' "
+			"%.3f ms in the programs (%.0f ns each, calibrated); the syscall hook's "
 			"dispatch around them is not in this figure\n", e->exits,
 			e->bystander_ns / 1e6, e->exits ? e->bystander_ns / e->exits : 0.0);
 	report_print_corrected(f, p);
@@ -125,7 +125,7 @@ void report_print_corrected(FILE *f, const struct report_phase *p)
 		"measured %.2f; removed %.3f ms of its programs in netmux's context",
 		k.oncpu_ns / 1e6, k.usr_ns / 1e6, k.sys_ns / 1e6, oncpu / 1e6, k.programs_ns / 1e6);
 	if (k.floor_ns >= 0)
-		fprintf(f, " and %.3f ms of tracepoint path (%.0f ns × %" PRIu64 " syscalls, "
+		fprintf(f, " and %.3f ms of syscall hook path (%.0f ns × %" PRIu64 " syscalls, "
 			"measured at attach)", k.path_ns / 1e6, k.floor_ns, l->sys_count);
 	fprintf(f, "; each syscall %.0f ns less", k.call_ns);
 	for (size_t i = 0; i < l->nsys && i < 3; i++)

@@ -427,6 +427,7 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	r->ndebug_dirs = o->ndebug_dirs;
 	r->profiled = !o->no_profile;
 	r->ledger = run->ledger;
+	r->hook = run->ledger && run->hook.hook ? &run->hook : NULL;
 	r->site_every = o->site_every > 0 ? o->site_every : MUXBPF_DEFAULT_SITE_EVERY;
 	r->max_drop_pct = o->max_drop_pct;
 	r->stopped = run->stopped[0] ? run->stopped : NULL;

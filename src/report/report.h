@@ -14,6 +14,7 @@
 #include "fold/rounds.h"
 #include "base/stats.h"
 #include "report/softcode_rows.h"
+#include "loader/syscall_hook.h"
 
 struct sc_rows;
 
@@ -108,6 +109,7 @@ struct report {
 	enum fold_by rule_by; /* the view whose top rows the rounds' precision rule reads */
 	bool profiled;       /* false with --no-profile */
 	bool ledger;         /* the syscall/scheduler ledger was on */
+	const struct syscall_hook_info *hook; /* the ledger's syscall hook, or NULL */
 	unsigned int site_every; /* call sites taken for 1 syscall in N, at random */
 	double max_drop_pct; /* --max-drop-pct: a phase dropping more is an error; < 0: warn only */
 	const char *stopped; /* why the run stopped early (interrupted, netmux died), or NULL */

@@ -515,6 +515,7 @@ int live_session(const struct opts *o, struct run *r)
 {
 	struct profiler_opts popts = { .freq = o->freq, .running = true, .unwind = o->unwind,
 				     .no_ledger = o->no_syscalls, .site_every = o->site_every,
+				     .syscall_hook = o->syscall_hook,
 				     .max_stacks = o->max_stacks, .max_samples = o->max_samples,
 				     .no_stats = o->no_bpf_stats,
 				     .bpf_stats = o->bpf_stats,

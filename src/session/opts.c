@@ -12,6 +12,7 @@
 #include "session/opts.h"
 #include "base/phases.h"
 #include "fold/rounds.h"
+#include "loader/syscall_hook.h"
 
 #ifndef MUXBPF_DEFAULT_NETMUX
 #define MUXBPF_DEFAULT_NETMUX "netmux"
@@ -94,6 +95,8 @@ static const char usage[] =
 	"  --no-syscalls       sampler and runtime only: no syscall/scheduler ledger\n"
 	"  --site-every N      take the user call site of 1 syscall in N (default 32;\n"
 	"                      1: every call, 0: none)\n"
+	"  --syscall-hook H    the ledger's syscall hook: auto (fentry/fexit on x64_sys_call\n"
+	"                      where the kernel allows it, else tracepoints), fentry, tracepoint\n"
 	"  --out DIR           also write the artifacts into DIR: report.txt, report.json,\n"
 	"                      PHASE.folded, PHASE.svg, profile.pb.gz, speedscope.json,\n"
 	"                      report.html (one self-contained page of it all)\n"
@@ -121,6 +124,9 @@ enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_
 /* the softcode views (src/softcode.c) */
 enum { OPT_EXACT_COMMANDS = 1280, OPT_LOGIN };
 
+/* the ledger's hook */
+enum { OPT_SYSCALL_HOOK = 1536 };
+
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
 	{ "scale", required_argument, NULL, OPT_SCALE },
@@ -134,6 +140,7 @@ static const struct option longopts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "no-syscalls", no_argument, NULL, OPT_NO_SYSCALLS },
 	{ "site-every", required_argument, NULL, OPT_SITE_EVERY },
+	{ "syscall-hook", required_argument, NULL, OPT_SYSCALL_HOOK },
 	{ "netmux-user", required_argument, NULL, OPT_NETMUX_USER },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "max-drop-pct", required_argument, NULL, OPT_MAX_DROP },
@@ -251,6 +258,14 @@ static int parse_one(int c, const char *arg, struct opts *o)
 			return -EINVAL;
 		if (o->site_every == 0)
 			o->site_every = -1;
+		return 0;
+	case OPT_SYSCALL_HOOK:
+		o->syscall_hook = syscall_hook_parse(arg);
+		if (o->syscall_hook < 0) {
+			pr_err("invalid --syscall-hook '%s' (expected auto, fentry or tracepoint)",
+			       arg);
+			return -EINVAL;
+		}
 		return 0;
 	case OPT_NETMUX_USER:
 		if (!*arg) {

@@ -25,6 +25,7 @@ struct opts {
 	int runs;            /* --runs N: whole runs merged into one report (default 1) */
 	bool quiet;          /* --quiet: no progress line, no artifact summary */
 	int site_every;      /* --site-every: 0 default, -1 never, N: 1 syscall in N */
+	int syscall_hook;    /* --syscall-hook: enum syscall_hook (loader/syscall_hook.h), 0 auto */
 	const char *netmux_user; /* --netmux-user; NULL: the default (as root: muxbpf or nobody) */
 	int port;            /* --port; 0: a free one */
 	double max_drop_pct; /* --max-drop-pct; < 0: dropped samples only warn */

@@ -110,6 +110,8 @@ int session_collect(struct profiler *p, struct run *r)
 	int err = collect_profile(p, &r->profile);
 
 	r->ledger = profiler__has_ledger(p);
+	if (r->ledger)
+		profiler__syscall_hook(p, &r->hook);
 	/* the window's result for every phase, also those that ended before it did */
 	calib__finish(profiler__calib(p));
 	calib__get(profiler__calib(p), &r->calib);

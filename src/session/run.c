@@ -349,6 +349,7 @@ static int start_game(struct session *s)
 	struct profiler_opts popts = { .freq = s->o->freq, .enable_on_exec = true,
 				     .no_ledger = s->o->no_syscalls,
 				     .site_every = s->o->site_every, .unwind = s->o->unwind,
+				     .syscall_hook = s->o->syscall_hook,
 				     .exe = s->o->netmux, .max_stacks = s->o->max_stacks,
 				     .max_samples = s->o->max_samples,
 				     .no_stats = s->o->no_bpf_stats,

@@ -18,6 +18,7 @@
 #include "proc/procstat.h"
 #include "model/profile.h"
 #include "loader/softcode.h"
+#include "loader/syscall_hook.h"
 
 /* The kernel's counters at one moment while the server sleeps. */
 struct reading {
@@ -69,6 +70,7 @@ struct run {
 	struct mb_pins pins; /* the files behind every snapshot's executable mappings, held open */
 	struct mb_profile profile;
 	bool ledger;                  /* the ledger was on */
+	struct syscall_hook_info hook; /* the ledger's syscall hook, why, what bystanders paid */
 	struct mb_ledger_data ledger_data;
 	bool final_taken;             /* final holds a reading (else: the last one taken) */
 	int signal;                   /* the signal that interrupted the run, or 0 */

@@ -11,6 +11,8 @@
 # per kernel: "kernel SERIES (PACKAGE): ... in N s".  tests/e2e/kernels.sh runs it in make test.
 # MUXBPF_GUEST_ONLY="test_bpf_ledger ...": only these suites in the guests, and the real run only
 # if "run" is named (a guest boots in seconds; the whole set takes minutes under TCG).
+# MUXBPF_GUEST_BENCH="build/bench/storm 3 200000": a command run in each guest after the tests,
+# its output in the guest's log (BUILD_DIR/kernels/SERIES/log); it does not change the verdict.
 set -u
 out=${1:-build}
 shift 2>/dev/null
@@ -146,8 +148,8 @@ qemu_run() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	# what the guest runs: the repository, the build directory and its results directory
-	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\n' "$repo" "$out" "$1" \
-		"${MUXBPF_GUEST_ONLY:-}" >"$res/guest.conf"
+	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\nbench="%s"\n' "$repo" "$out" "$1" \
+		"${MUXBPF_GUEST_ONLY:-}" "${MUXBPF_GUEST_BENCH:-}" >"$res/guest.conf"
 	# thread=single: with one host thread per vCPU (multi), a vCPU sometimes runs an int3
 	# the kernel has already removed from a patched tracepoint site (an Oops in __schedule,
 	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race.

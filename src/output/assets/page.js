@@ -437,6 +437,9 @@ function ms(ns, d) { return ns === null || ns === undefined ? '-' : num(ns / 1e6
           (bc ? (u && u.sampler_ns_per_sample ? '; ' : '') + 'in ' + busiest.name + ' (the busiest phase): ' +
             (bpfCost(busiest) && bpfCost(busiest).pct !== null ? 'BPF ' + num(bpfCost(busiest).pct, 2) + '% of on-CPU, ' : '') +
             'muxbpf ' + num(bc.muxbpf_pct_of_core, 2) + '% of a core; per phase: BPF % in the phase table' : '')],
+        r.syscall_hook ? ['syscall hook', r.syscall_hook.attached_to + ' (' + r.syscall_hook.why + ')' +
+          (r.syscall_hook.bystander_ns_per_syscall !== null ? '; another process\'s syscall pays ' +
+            num(r.syscall_hook.bystander_ns_per_syscall, 0) + ' ns more (measured at attach)' : '')] : null,
         ['on-CPU cross-check', 'max |diff| ' + num(r.oncpu_check_max_diff_pct, 2) + '% vs schedstat'],
         r.stopped ? ['stopped early', r.stopped] : null])
     ]));
