@@ -158,6 +158,42 @@ JS
 echo "attach: views named through netmux's memory; samples outside process_command between commands"
 }
 
+# @restart while attached (2.14): netmux execs itself and dlopens engine.so again, at another
+# base; mb_sc_load follows it, so the commands after it are read as before.
+restart_on() { # $1 = the 2.14 game template
+rm -rf "$work/serve.in" "$work/rs" "$work/rctl"
+: >"$work/serve.out"
+mkfifo "$work/serve.in"
+"$helper" serve "$1/bin/netmux" "$1" <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
+exec 9>"$work/serve.in"
+for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+read -r spid sport <"$work/serve.out" || fail "restart: helper_live serve did not start"
+"$muxbpf" attach --port "$sport" --control "$work/rctl" --by command --freq 1999 \
+	--out "$work/rs" -q >"$work/rs.out" 2>"$work/rs.err" &
+apid=$!
+for i in $(seq 100); do [ -S "$work/rctl" ] && break; sleep 0.1; done
+base1=$(awk '/engine\.so$/ { print $1; exit }' "/proc/$spid/maps")
+node "$here/restart_game.js" "$sport" 400 "$helper" "$work/rctl" >"$work/rs.game" 2>&1 && cat "$work/rs.game" ||
+	{ cat "$work/rs.game"; fail "restart: the game failed"; }
+base2=$(awk '/engine\.so$/ { print $1; exit }' "/proc/$spid/maps")
+"$helper" ctl "$work/rctl" stop >/dev/null || fail "restart: stop was not acknowledged"
+wait "$apid" || { cat "$work/rs.err"; fail "restart: muxbpf attach exited $?"; }
+exec 9>&-
+wait
+node - "$work/rs/report.json" "$base1" "$base2" <<'JS' || fail "restart: the views did not follow @restart"
+const [, , file, b1, b2] = process.argv;
+const sc = JSON.parse(require('fs').readFileSync(file, 'utf8')).softcode;
+const rows = (n) => sc.phases.find((p) => p.name === n).commands;
+const think = (n) => (rows(n).find((c) => c.command === 'think') || { samples: 0 }).samples;
+const all = (n) => rows(n).reduce((a, c) => a + c.samples, 0);
+console.log(`restart: engine.so at ${b1} then ${b2}; loads ${sc.loads}, execs ${sc.execs}; ` +
+	`think ${think('before')}/${all('before')} samples before, ${think('after')}/${all('after')} after`);
+// the second window's commands are read from the module's new base as the first's were
+process.exit(sc.loads >= 1 && sc.execs >= 1 && think('after') >= all('after') / 2 &&
+	think('before') >= all('before') / 2 ? 0 : 1);
+JS
+}
+
 views_on 2.12
 # Upstream 2.14 (make upstream): mudstate, process_command and do_ufun live in engine.so, which
 # netmux dlopens at start; the views find them there (doc/softcode.md).
@@ -166,6 +202,7 @@ if [ -x "$game14/bin/netmux" ]; then
 	views_on 2.14 --netmux "$game14/bin/netmux" --game "$game14"
 	grep -q 'mudstate and the probes in .*/engine\.so' "$work/run-2.14.out" ||
 		fail "2.14: the views did not find mudstate in engine.so"
+	restart_on "$game14"
 else
 	skip14="upstream TinyMUX is not built ($game14/bin/netmux; make upstream needs the tarball in ../shared/tinymux/)"
 fi
