@@ -4,9 +4,10 @@
  * sample lands.  No probe on the command path: the sampler reads mudstate.curr_cmd and
  * mudstate.curr_executor from the sampled thread's memory (addresses found in DWARF by
  * src/loader/softcode.c, in netmux or in the module that holds mudstate, plus that object's load
- * bias, which mb_sc_load follows when the object is loaded again).  u() frames come from two uprobes on do_ufun's call of mux_exec and on the
- * call right after it (both `call` instructions, which uprobes emulate: no single-step).  The
- * exact mode adds uprobes on process_command's entry and after its calls, and reads netmux's own
+ * bias, which mb_sc_load follows when the object is loaded again).  u() frames come from two
+ * uprobes on do_ufun's call of mux_exec and on the call right after it (both `call`
+ * instructions, which uprobes emulate: no single-step).  The exact mode adds uprobes on
+ * process_command's entry and after its calls (or a uretprobe on it), and reads netmux's own
  * task clock there.
  * Everything here runs on netmux's command thread only (one CPU at a time, never nested: the
  * sampler is user-mode only, the uprobes run in the kernel), so plain increments are safe.

@@ -30,8 +30,8 @@ struct softcode;
 /*
  * Point the BPF side at the running netmux pid (its main thread runs commands) and attach the
  * u() probes in t->object, and the probes that follow its loads (mb_sc_load: a module dlopened
- * again, netmux exec'd again); exact: also the process_command probe and the task clock it reads.  NULL with
- * errno set (the reason printed once).
+ * again, netmux exec'd again); exact: also the process_command probes and the task clock they
+ * read.  NULL with errno set (the reason printed once).
  */
 struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe,
 				  const struct sc_target *t, bool exact);
