@@ -3,9 +3,11 @@
  * The softcode views: which player command and which u() frames netmux is evaluating when a
  * sample lands.  No probe on the command path: the sampler reads mudstate.curr_cmd and
  * mudstate.curr_executor from the sampled thread's memory (addresses found in DWARF by
- * src/softcode.c).  u() frames come from two uprobes on do_ufun's call of mux_exec and on the
- * call right after it (both `call` instructions, which uprobes emulate: no single-step).  The
- * exact mode adds uprobes on process_command's entry and after its calls, and reads netmux's own
+ * src/loader/softcode.c, in netmux or in the module that holds mudstate, plus that object's load
+ * bias, which mb_sc_load follows when the object is loaded again).  u() frames come from two
+ * uprobes on do_ufun's call of mux_exec and on the call right after it (both `call`
+ * instructions, which uprobes emulate: no single-step).  The exact mode adds uprobes on
+ * process_command's entry and after its calls (or a uretprobe on it), and reads netmux's own
  * task clock there.
  * Everything here runs on netmux's command thread only (one CPU at a time, never nested: the
  * sampler is user-mode only, the uprobes run in the kernel), so plain increments are safe.
@@ -121,12 +123,18 @@ static __always_inline __u32 current_cmd(void)
 	struct muxbpf_sc_cmd_key key = {};
 	__u64 text = 0;
 
-	if (bpf_probe_read_user(&text, sizeof(text), (void *)sc_config.curr_cmd) || !text)
+	__u64 bias = sc_config.bias;
+
+	if (!sc_config.loaded)
+		return 0;
+	if (bpf_probe_read_user(&text, sizeof(text), (void *)(bias + sc_config.curr_cmd)) || !text)
 		return 0;
 	if (bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)text) < 0)
 		return 0;
-	bpf_probe_read_user(&key.executor, sizeof(key.executor), (void *)sc_config.curr_executor);
-	bpf_probe_read_user(&key.enactor, sizeof(key.enactor), (void *)sc_config.curr_enactor);
+	bpf_probe_read_user(&key.executor, sizeof(key.executor),
+			    (void *)(bias + sc_config.curr_executor));
+	bpf_probe_read_user(&key.enactor, sizeof(key.enactor),
+			    (void *)(bias + sc_config.curr_enactor));
 	return intern(&sc_cmds, &key, &sc_next_cmd);
 }
 
@@ -348,7 +356,11 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Exact mode, at the call after a call of process_command returned: the command's time ends. */
+/*
+ * Exact mode, at the call after a call of process_command returned, or (where a call of it has
+ * no call after it, or is a tail call: 2.14) at a uretprobe on process_command: the command's
+ * time ends.
+ */
 SEC("uprobe")
 int mb_sc_cmd_end(struct pt_regs *ctx)
 {
@@ -368,5 +380,34 @@ int mb_sc_cmd_end(struct pt_regs *ctx)
 	sc_seg.ended = 1;
 	sc_seg.end = v.counter;
 	sc_seg.hits = 0;
+	return 0;
+}
+
+/*
+ * At the start of the object that holds mudstate (its DT_INIT: each dlopen of a module, each exec
+ * of netmux), cookie = that instruction's ELF address: the object's load bias is this ip less the
+ * cookie, whatever base it was mapped at.  Cookie MUXBPF_SC_UNLOADED, at netmux's own start when
+ * mudstate is in a module: netmux was exec'd again (@restart), the module is not mapped yet.
+ * Either way the u() frames and the open command belong to the old image.
+ */
+SEC("uprobe")
+int mb_sc_load(struct pt_regs *ctx)
+{
+	__u64 vaddr = bpf_get_attach_cookie(ctx);
+
+	if (!sc_config.pid || bpf_get_current_pid_tgid() >> 32 != sc_config.pid)
+		return 0;
+	sc_ustack.n = 0;
+	sc_ustack.extra = 0;
+	sc_seg.cmd = 0;
+	sc_seg.hits = 0;
+	if (vaddr == MUXBPF_SC_UNLOADED) {
+		sc_config.loaded = 0;
+		sc_stats.unloads++;
+		return 0;
+	}
+	sc_config.bias = PT_REGS_IP(ctx) - vaddr;
+	sc_config.loaded = 1;
+	sc_stats.loads++;
 	return 0;
 }

@@ -530,17 +530,29 @@ _Static_assert(sizeof(struct muxbpf_sc_time_val) == 40, "muxbpf_sc_time_val layo
 struct muxbpf_sc_config {
 	__u32 pid;          /* netmux's tgid; 0: the views are off */
 	__u32 tid;          /* the thread that runs commands (the main thread) */
-	__u64 curr_cmd;     /* address of mudstate.curr_cmd (a const UTF8 *) */
-	__u64 curr_executor; /* address of mudstate.curr_executor (a dbref) */
-	__u64 curr_enactor; /* address of mudstate.curr_enactor */
+	/*
+	 * ELF addresses in the object that holds mudstate (netmux itself, or a module such as
+	 * 2.14's engine.so): the sampler reads bias + each.
+	 */
+	__u64 curr_cmd;     /* mudstate.curr_cmd (a const UTF8 *) */
+	__u64 curr_executor; /* mudstate.curr_executor (a dbref) */
+	__u64 curr_enactor; /* mudstate.curr_enactor */
+	/*
+	 * The object's load bias, set by the loader from the memory map and again by mb_sc_load
+	 * each time the object is loaded (a dlopen, an exec); valid while loaded is 1.
+	 */
+	__u64 bias;
 	/*
 	 * Exact mode (process_command probed): a sample counts under the command the probes
 	 * opened, or between commands, not under mudstate.curr_cmd (bpf/softcode.bpf.c).
 	 */
 	__u32 exact;
-	__u32 pad;
+	__u32 loaded;
 };
-_Static_assert(sizeof(struct muxbpf_sc_config) == 40, "muxbpf_sc_config layout");
+_Static_assert(sizeof(struct muxbpf_sc_config) == 48, "muxbpf_sc_config layout");
+
+/* mb_sc_load's cookie at the executable's start when mudstate lives in a module: unloaded. */
+#define MUXBPF_SC_UNLOADED (~0ull)
 
 /* Probe and intern accounting (bss counters). */
 struct muxbpf_sc_stats {
@@ -552,8 +564,10 @@ struct muxbpf_sc_stats {
 	__u64 clock_err;  /* exact mode: the task clock could not be read */
 	__u64 cmd_ends;   /* exact mode: returns from process_command */
 	__u64 between;    /* exact mode: of which no command was open */
+	__u64 loads;      /* the object holding mudstate loaded again while attached */
+	__u64 unloads;    /* netmux exec'd again: a module's addresses are gone until it loads */
 };
-_Static_assert(sizeof(struct muxbpf_sc_stats) == 80, "muxbpf_sc_stats layout");
+_Static_assert(sizeof(struct muxbpf_sc_stats) == 96, "muxbpf_sc_stats layout");
 
 /*
  * The ledger programs' own run counts (bpf/ledger.bpf.c run_counts, per CPU, key phase), kept

@@ -2,8 +2,9 @@
 /*
  * A game and a client that live outside muxbpf, for tests/e2e/attach.sh and bench/long_idle.sh.
  *
- *   helper_live serve [NETMUX]
- *       start a netmux (src/game.c's throwaway game), print "PID PORT" and a newline, run until
+ *   helper_live serve [NETMUX [TEMPLATE]]
+ *       start a netmux (src/game.c's throwaway game; TEMPLATE: the game template, as --game),
+ *       print "PID PORT" and a newline, run until
  *       stdin closes or SIGTERM/SIGINT, then shut it down
  *   helper_live drive PORT CONTROL PHASES SCALE [IDLE_SECONDS]
  *       drive the comma list PHASES against PORT with src/drive.c's driver, each window marked
@@ -151,7 +152,7 @@ static void on_signal(int sig)
 static int serve(int argc, char **argv)
 {
 	struct game_opts gopts = { .netmux = argc > 2 ? argv[2] : MUXBPF_DEFAULT_NETMUX,
-				   .template = MUXBPF_DEFAULT_TEMPLATE };
+				   .template = argc > 3 ? argv[3] : MUXBPF_DEFAULT_TEMPLATE };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct game *g = game__new(&gopts);
 	char c;
@@ -354,7 +355,7 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "softcode"))
 		rc = softcode(argc, argv);
 	if (rc == 2)
-		fprintf(stderr, "usage: helper_live serve [NETMUX] | drive PORT CONTROL PHASES SCALE "
+		fprintf(stderr, "usage: helper_live serve [NETMUX [TEMPLATE]] | drive PORT CONTROL PHASES SCALE "
 			"[IDLE_S] | ctl CONTROL COMMAND... | softcode PORT CONTROL COUNT\n");
 	return rc;
 }

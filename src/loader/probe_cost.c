@@ -104,7 +104,8 @@ static double per_call(void (*fn)(void), long n)
 }
 
 /* prog as a uprobe at address addr of this process (uprobes are placed by file offset). */
-static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link **l)
+/* A uprobe at addr in this process (ret: a uretprobe on the function at addr). */
+static int attach_ret(struct bpf_program *prog, uintptr_t addr, bool ret, struct bpf_link **l)
 {
 	char path[4097];
 	long off;
@@ -112,8 +113,13 @@ static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link *
 
 	if (err)
 		return err;
-	*l = bpf_program__attach_uprobe(prog, false, 0, path, off);
+	*l = bpf_program__attach_uprobe(prog, ret, 0, path, off);
 	return *l ? 0 : -errno;
+}
+
+static int attach_at(struct bpf_program *prog, uintptr_t addr, struct bpf_link **l)
+{
+	return attach_ret(prog, addr, false, l);
 }
 
 double probe_cost_measure(struct bpf_program *prog)
@@ -195,7 +201,7 @@ static void cmd_bare(void)
 	muxbpf_pc_cmd_bare(0, 0, 0, 0, 0, pc_text);
 }
 
-int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after, bool ret,
 		    const struct probe_ends_ops *ops, struct probe_ends *out)
 {
 	double bare[PROBE_COST_ROUNDS], probed[PROBE_COST_ROUNDS];
@@ -206,7 +212,9 @@ int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
 
 	if (!err)
 		err = attach_at(entry, (uintptr_t)muxbpf_pc_entry, &le);
-	if (!err)
+	if (!err && ret)
+		err = attach_ret(after, (uintptr_t)muxbpf_pc_entry, true, &la);
+	else if (!err)
 		err = attach_at(after, site, &la);
 	for (int r = 0; !err && r < PROBE_COST_ROUNDS; r++) {
 		bare[r] = per_call(cmd_bare, BARE_CALLS);
@@ -225,10 +233,10 @@ int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
 	return 0;
 }
 #else
-int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after, bool ret,
 		    const struct probe_ends_ops *ops, struct probe_ends *out)
 {
-	(void)entry, (void)after, (void)ops, (void)out;
+	(void)entry, (void)after, (void)ret, (void)ops, (void)out;
 	return -EOPNOTSUPP;
 }
 #endif

@@ -12,6 +12,7 @@
 #ifndef MUXBPF_PROBE_COST_H
 #define MUXBPF_PROBE_COST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,12 +67,13 @@ struct probe_ends_ops {
 };
 
 /*
- * Attach entry and after to the stand-in, run PROBE_COST_ROUNDS rounds of bare and probed
+ * Attach entry and after to the stand-in (ret: after as a uretprobe on the entry's function,
+ * where netmux's exact mode uses one), run PROBE_COST_ROUNDS rounds of bare and probed
  * calls, and give the medians' difference and the medians of ops->read (probe_ends_from).  The
  * programs must take this thread for netmux's command thread while it runs.  0, or a negative
  * errno (not x86-64, the attach failed, ops->read failed).
  */
-int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after,
+int probe_cost_ends(struct bpf_program *entry, struct bpf_program *after, bool ret,
 		    const struct probe_ends_ops *ops, struct probe_ends *out);
 /* out from the measured parts, each kept within what the pair leaves (noise). Pure. */
 void probe_ends_from(double pair_ns, double inside_ns, double own_ns, struct probe_ends *out);

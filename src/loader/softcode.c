@@ -36,7 +36,7 @@ struct softcode {
 	int nlinks;
 	int clock_fd;
 	bool exact;
-	uint64_t bias;
+	bool cmd_ret; /* commands end at a uretprobe on process_command (sc_target's cmd_ret) */
 	double hit_ns; /* one uprobe hit's cost here; negative: not measured (-errno) */
 	struct probe_ends ends; /* exact mode: the command probes' cost; negative: not measured */
 };
@@ -96,6 +96,7 @@ struct calls {
 	uint64_t rets[512];
 	bool is_exec[512], is_cmd[512];
 	int n;
+	bool cmd_tail; /* a tail call of process_command (nothing after it to probe) */
 };
 
 /* Every call site of one physical function, also inside its blocks and inlined code. */
@@ -128,6 +129,12 @@ static void collect_calls(Dwarf_Die *die, bool ufun, struct calls *cs, int depth
 		     dwarf_attr(&c, DW_AT_abstract_origin, &a)) &&
 		    dwarf_formref_die(&a, &origin))
 			on = die_name(&origin);
+		/* a tail call (jmp) returns to the caller's caller: nothing to probe after it */
+		if (dwarf_hasattr(&c, DW_AT_call_tail_call) ||
+		    dwarf_hasattr(&c, DW_AT_GNU_tail_call)) {
+			cs->cmd_tail |= on && !strcmp(on, "process_command");
+			continue;
+		}
 		cs->rets[cs->n] = ret;
 		cs->is_exec[cs->n] = ufun && on && !strcmp(on, "mux_exec");
 		cs->is_cmd[cs->n++] = on && !strcmp(on, "process_command");
@@ -142,8 +149,10 @@ static void scan_calls(struct dwarf_scan *s, Dwarf_Die *fn, bool ufun)
 	int n;
 
 	cs.n = 0;
+	cs.cmd_tail = false;
 	collect_calls(fn, ufun, &cs, 0);
 	n = cs.n;
+	s->t->cmd_ret |= cs.cmd_tail;
 	for (int i = 0; i < n; i++) {
 		uint64_t next = 0;
 
@@ -152,8 +161,10 @@ static void scan_calls(struct dwarf_scan *s, Dwarf_Die *fn, bool ufun)
 		for (int j = 0; j < n; j++)
 			if (rets[j] > rets[i] && (!next || rets[j] < next))
 				next = rets[j];
-		if (!next)
+		if (!next) {
+			s->t->cmd_ret |= is_cmd[i];
 			continue;
+		}
 		/* both are direct calls (5 bytes): the probes sit on the call instructions */
 		if (is_exec[i] && s->t->nufun < 4) {
 			s->t->ufun_enter[s->t->nufun] = rets[i] - 5;
@@ -187,7 +198,9 @@ static void scan_die(struct dwarf_scan *s, Dwarf_Die *die, int depth)
 					scan_members(s, die, false);
 				}
 			}
-		} else if (tag == DW_TAG_subprogram && dwarf_hasattr(die, DW_AT_low_pc)) {
+		} else if (tag == DW_TAG_subprogram && (dwarf_hasattr(die, DW_AT_low_pc) ||
+							dwarf_hasattr(die, DW_AT_ranges))) {
+			/* DW_AT_ranges: a function split in hot and cold parts */
 			n = die_name(die);
 			scan_calls(s, die, n && !strcmp(n, "do_ufun"));
 		}
@@ -246,7 +259,35 @@ static bool is_call(Elf *elf, int fd, uint64_t vaddr)
 	return false;
 }
 
-void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct sc_target *t)
+/*
+ * What runs at each load of the object: an executable's entry (each exec), a shared object's
+ * DT_INIT (each dlopen; 0 when it has none).
+ */
+static uint64_t start_vaddr(Elf *elf, bool is_exe)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (is_exe)
+		return gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && gelf_getdyn(data, (int)i, &dyn); i++)
+			if (dyn.d_tag == DT_INIT)
+				return dyn.d_un.d_ptr;
+	}
+	return 0;
+}
+
+/* softcode__find() in one object: netmux (is_exe) or a shared object it loaded. */
+static void find_in(const char *exe, bool is_exe, const char *const *dirs, int ndirs,
+		    struct sc_target *t)
 {
 	struct dwarf_scan s = { .t = t };
 	Elf *elf = NULL, *delf = NULL;
@@ -279,9 +320,17 @@ void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct 
 			 "/usr/lib/debug)", exe);
 		goto out;
 	}
+	snprintf(t->object, sizeof(t->object), "%s", exe);
+	t->start = start_vaddr(elf, is_exe);
 	scan_symbols(delf, t, &mudstate);
 	if (delf != elf && !mudstate)
 		scan_symbols(elf, t, &mudstate);
+	/* not this object's (another may hold it): its DWARF need not be read */
+	if (!mudstate) {
+		snprintf(t->why, sizeof(t->why), "%s: no mudstate.curr_cmd in its DWARF (%.200s)",
+			 exe, t->dwarf_file);
+		goto out;
+	}
 	dw = dwarf_begin_elf(delf, DWARF_C_READ, NULL);
 	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
@@ -325,6 +374,70 @@ out:
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
+}
+
+void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct sc_target *t)
+{
+	find_in(exe, true, dirs, ndirs, t);
+}
+
+/*
+ * The files pid has mapped from offset 0, each once, netmux's own (exe, its realpath) left out:
+ * the shared objects and modules mudstate may live in.  Returns how many went into paths.
+ */
+static int mapped_objects(pid_t pid, const char *exe, char (*paths)[4096], int max)
+{
+	char path[64], line[4608], real[4096];
+	int n = 0;
+	FILE *f;
+
+	if (!realpath(exe, real))
+		snprintf(real, sizeof(real), "%s", exe);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long offset;
+		char file[4096] = "";
+		bool seen = false;
+
+		if (sscanf(line, "%*x-%*x %*s %llx %*s %*s %4095[^\n]", &offset, file) < 2 ||
+		    offset || file[0] != '/' || !strcmp(file, real) || !strcmp(file, exe))
+			continue;
+		for (int i = 0; i < n && !seen; i++)
+			seen = !strcmp(paths[i], file);
+		if (!seen)
+			snprintf(paths[n++], sizeof(paths[0]), "%s", file);
+	}
+	fclose(f);
+	return n;
+}
+
+void softcode__locate(pid_t pid, const char *exe, const char *const *dirs, int ndirs,
+		      struct sc_target *t)
+{
+	static char paths[64][4096];
+	char why[sizeof(t->why)];
+	uint64_t exe_start;
+	int n;
+
+	find_in(exe, true, dirs, ndirs, t);
+	if (t->ok || pid <= 0)
+		return;
+	exe_start = t->start;
+	snprintf(why, sizeof(why), "%s", t->why);
+	n = mapped_objects(pid, exe, paths, 64);
+	for (int i = 0; i < n; i++) {
+		find_in(paths[i], false, dirs, ndirs, t);
+		if (t->ok) {
+			t->exe_start = exe_start;
+			pr_verbose("softcode views: mudstate is in %s, loaded by netmux", paths[i]);
+			return;
+		}
+	}
+	memset(t, 0, sizeof(*t));
+	snprintf(t->why, sizeof(t->why), "%.400s; nor in the %d objects it has loaded", why, n);
 }
 
 /* --- attaching -------------------------------------------------------------------------------- */
@@ -405,15 +518,17 @@ static int64_t file_offset(const char *exe, uint64_t vaddr)
 	return off;
 }
 
-static int add_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid, const char *exe,
-		     uint64_t vaddr)
+/* A uprobe on exe at ELF address vaddr, cookie its bpf_get_attach_cookie(). */
+static int add_probe_cookie(struct softcode *sc, struct bpf_program *prog, pid_t pid,
+			    const char *exe, uint64_t vaddr, uint64_t cookie)
 {
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie);
 	int64_t off = file_offset(exe, vaddr);
 	struct bpf_link *l;
 
 	if (off < 0 || sc->nlinks >= (int)(sizeof(sc->links) / sizeof(sc->links[0])))
 		return off < 0 ? (int)off : -E2BIG;
-	l = bpf_program__attach_uprobe(prog, false, pid, exe, off);
+	l = bpf_program__attach_uprobe_opts(prog, pid, exe, off, &uo);
 	if (!l) {
 		int err = -errno;
 
@@ -423,6 +538,56 @@ static int add_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid, c
 	}
 	sc->links[sc->nlinks++] = l;
 	return 0;
+}
+
+static int add_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid, const char *exe,
+		     uint64_t vaddr)
+{
+	return add_probe_cookie(sc, prog, pid, exe, vaddr, 0);
+}
+
+/* A uretprobe on the function at ELF address vaddr of exe. */
+static int add_retprobe(struct softcode *sc, struct bpf_program *prog, pid_t pid,
+			const char *exe, uint64_t vaddr)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = true);
+	int64_t off = file_offset(exe, vaddr);
+	struct bpf_link *l;
+
+	if (off < 0 || sc->nlinks >= (int)(sizeof(sc->links) / sizeof(sc->links[0])))
+		return off < 0 ? (int)off : -E2BIG;
+	l = bpf_program__attach_uprobe_opts(prog, pid, exe, off, &uo);
+	if (!l) {
+		int err = -errno;
+
+		pr_err("failed to attach uretprobe %s at %s+0x%llx: %s", bpf_program__name(prog),
+		       exe, (unsigned long long)off, strerror(-err));
+		return err;
+	}
+	sc->links[sc->nlinks++] = l;
+	return 0;
+}
+
+/*
+ * mb_sc_load at each start of t->object (its bias from the ip there) and, when that is a
+ * module, at netmux's own start (exec'd again: the module's addresses are gone until it loads).
+ * Uprobes sit on the file, so they fire at loads to come at any base.  Neither is needed for
+ * the views: a failure is a warning, the views then follow no reload.
+ */
+static void add_load_probes(struct softcode *sc, pid_t pid, const char *exe,
+			    const struct sc_target *t)
+{
+	struct bpf_program *prog = sc->skel->progs.mb_sc_load;
+	int err = 0;
+
+	if (t->start)
+		err = add_probe_cookie(sc, prog, pid, t->object, t->start, t->start);
+	if (!err && t->exe_start)
+		err = add_probe_cookie(sc, prog, pid, exe, t->exe_start, MUXBPF_SC_UNLOADED);
+	if (err || !t->start)
+		pr_warn("softcode views: %s's loads are not followed (%s): a reload leaves the "
+			"views reading its old addresses", t->object,
+			err ? strerror(-err) : "no DT_INIT");
 }
 
 /* netmux's main thread's task clock: exact on-CPU time, readable from BPF (no inherit). */
@@ -506,7 +671,8 @@ static int measure_ends(struct softcode *sc, struct probe_ends *out)
 	if (!err) {
 		skel->bss->sc_config.tid = (__u32)tid;
 		__atomic_store_n(&skel->bss->sc_config.pid, (__u32)getpid(), __ATOMIC_RELEASE);
-		err = probe_cost_ends(skel->progs.mb_sc_cmd_start, skel->progs.mb_sc_cmd_end, &ops,
+		err = probe_cost_ends(skel->progs.mb_sc_cmd_start, skel->progs.mb_sc_cmd_end,
+				      sc->cmd_ret, &ops,
 				      out);
 		__atomic_store_n(&skel->bss->sc_config.pid, 0, __ATOMIC_RELEASE);
 		skel->bss->sc_config.tid = 0;
@@ -531,16 +697,17 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 		return NULL;
 	sc->skel = profiler__skel(p);
 	sc->clock_fd = -1;
-	err = load_bias(pid, exe, &bias);
+	err = load_bias(pid, t->object, &bias);
 	if (err) {
-		pr_err("softcode views: cannot find %s in the memory map of pid %d: %s", exe, pid,
-		       strerror(-err));
+		pr_err("softcode views: cannot find %s in the memory map of pid %d: %s", t->object,
+		       pid, strerror(-err));
 		goto out_free;
 	}
 	for (int i = 0; i < t->nufun && !err; i++) {
-		err = add_probe(sc, sc->skel->progs.mb_sc_ufun_enter, pid, exe, t->ufun_enter[i]);
+		err = add_probe(sc, sc->skel->progs.mb_sc_ufun_enter, pid, t->object,
+				t->ufun_enter[i]);
 		if (!err)
-			err = add_probe(sc, sc->skel->progs.mb_sc_ufun_exit, pid, exe,
+			err = add_probe(sc, sc->skel->progs.mb_sc_ufun_exit, pid, t->object,
 					t->ufun_exit[i]);
 	}
 	if (!err && exact) {
@@ -557,20 +724,23 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 			pr_err("softcode views: failed to store the task clock: %s", strerror(-err));
 		}
 		if (!err && !t->process_command) {
-			pr_err("softcode views: no process_command in %s", exe);
+			pr_err("softcode views: no process_command in %s", t->object);
 			err = -ENOENT;
 		}
 		if (!err)
-			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_start, pid, exe,
+			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_start, pid, t->object,
 					t->process_command);
-		for (int i = 0; !err && i < t->ncmd_exit; i++)
-			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_end, pid, exe,
+		if (!err && t->cmd_ret)
+			err = add_retprobe(sc, sc->skel->progs.mb_sc_cmd_end, pid, t->object,
+					   t->process_command);
+		for (int i = 0; !err && !t->cmd_ret && i < t->ncmd_exit; i++)
+			err = add_probe(sc, sc->skel->progs.mb_sc_cmd_end, pid, t->object,
 					t->cmd_exit[i]);
+		sc->cmd_ret = t->cmd_ret;
 		sc->exact = !err;
 	}
 	if (err)
 		goto out_free;
-	sc->bias = bias;
 	/* before the config: the program returns at once, as it does on muxbpf's thread */
 	sc->hit_ns = probe_cost_measure(sc->skel->progs.mb_sc_ufun_exit);
 	if (sc->hit_ns < 0)
@@ -586,10 +756,13 @@ struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe
 			err = 0;
 		}
 	}
+	add_load_probes(sc, pid, exe, t);
 	/* the config last: the sampler starts reading netmux's memory from here */
-	sc->skel->bss->sc_config.curr_cmd = bias + t->curr_cmd;
-	sc->skel->bss->sc_config.curr_executor = bias + t->curr_executor;
-	sc->skel->bss->sc_config.curr_enactor = bias + t->curr_enactor;
+	sc->skel->bss->sc_config.curr_cmd = t->curr_cmd;
+	sc->skel->bss->sc_config.curr_executor = t->curr_executor;
+	sc->skel->bss->sc_config.curr_enactor = t->curr_enactor;
+	sc->skel->bss->sc_config.bias = bias;
+	sc->skel->bss->sc_config.loaded = 1;
 	sc->skel->bss->sc_config.tid = pid;
 	sc->skel->bss->sc_config.exact = sc->exact;
 	__atomic_store_n(&sc->skel->bss->sc_config.pid, pid, __ATOMIC_RELEASE);
@@ -773,7 +946,8 @@ int softcode__collect(struct softcode *sc, struct sc_data *d)
 	d->exact = sc->exact;
 	d->hit_ns = sc->hit_ns;
 	d->ends = sc->ends;
-	d->bias = sc->bias;
+	/* mb_sc_load's, which follows reloads; 0 (no memory reads) while the object is not loaded */
+	d->bias = skel->bss->sc_config.loaded ? skel->bss->sc_config.bias : 0;
 	d->stats = skel->bss->sc_stats;
 	err = walk_map(skel->maps.sc_cmds, &w, add_cmd);
 	if (!err)
@@ -829,7 +1003,7 @@ struct softcode *softcode__start(const struct softcode_opts *o, struct profiler 
 	memset(d, 0, sizeof(*d));
 	if (!o->on || !p)
 		return NULL;
-	softcode__find(exe, o->debug_dirs, o->ndebug_dirs, t);
+	softcode__locate(pid, exe, o->debug_dirs, o->ndebug_dirs, t);
 	if (!t->ok) {
 		snprintf(d->why, sizeof(d->why), "%s", t->why);
 		return NULL;
@@ -869,6 +1043,7 @@ void softcode__finish(struct softcode *sc, const struct sc_target *t, pid_t pid,
 		/* samples stop counting under commands before the maps are named */
 		sc->skel->bss->sc_config.pid = 0;
 		measure_again(sc, d);
+		snprintf(d->object, sizeof(d->object), "%s", t->object);
 		softcode__name(d, t, pid, port, login);
 	}
 	softcode__free(sc);

@@ -16,14 +16,22 @@
 /* Find netmux's state in exe's DWARF (or its separate debuginfo under dirs, then
  * /usr/lib/debug).  Never fails: t->ok says whether the views can work, t->why why not. */
 void softcode__find(const char *exe, const char *const *dirs, int ndirs, struct sc_target *t);
+/*
+ * The same in whichever object of the running pid holds mudstate: netmux (exe) first, then each
+ * file it has mapped (a shared library, a module dlopened at start such as 2.14's engine.so).
+ * t->object names the one found; t->why, when none, says where it looked.
+ */
+void softcode__locate(pid_t pid, const char *exe, const char *const *dirs, int ndirs,
+		      struct sc_target *t);
 
 struct profiler;
 struct softcode;
 
 /*
  * Point the BPF side at the running netmux pid (its main thread runs commands) and attach the
- * u() probes; exact: also the process_command probe and the task clock it reads.  NULL with
- * errno set (the reason printed once).
+ * u() probes in t->object, and the probes that follow its loads (mb_sc_load: a module dlopened
+ * again, netmux exec'd again); exact: also the process_command probes and the task clock they
+ * read.  NULL with errno set (the reason printed once).
  */
 struct softcode *softcode__attach(struct profiler *p, pid_t pid, const char *exe,
 				  const struct sc_target *t, bool exact);

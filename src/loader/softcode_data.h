@@ -12,17 +12,29 @@
 #include "muxbpf.h"
 #include "loader/probe_cost.h"
 
-/* What DWARF says about one netmux binary. */
+/*
+ * What DWARF says about the object that holds mudstate: netmux itself (2.12), or a module it
+ * loaded (2.14's engine.so).  Every address is an ELF virtual address of that object.
+ */
 struct sc_target {
 	bool ok;             /* every address below was found */
 	char why[512];       /* when not: the one line the report prints */
-	char dwarf_file[4096]; /* the file the DWARF came from (the binary or its debuginfo) */
-	uint64_t curr_cmd, curr_executor, curr_enactor; /* ELF virtual addresses */
+	char object[4096];   /* the object: the netmux binary or a module's file */
+	char dwarf_file[4096]; /* the file the DWARF came from (the object or its debuginfo) */
+	uint64_t start;      /* the object's DT_INIT (else its entry): runs at each load */
+	uint64_t exe_start;  /* in a module: netmux's own DT_INIT or entry (each exec), else 0 */
+	uint64_t curr_cmd, curr_executor, curr_enactor;
 	uint64_t db;         /* &db (OBJ *), 0 when unknown */
 	uint32_t obj_size, obj_name_off; /* sizeof(OBJ), offsetof(OBJ, name); 0 when unknown */
 	uint64_t process_command;         /* entry (exact mode) */
 	uint64_t cmd_exit[8];             /* the call after each call of process_command */
 	int ncmd_exit;
+	/*
+	 * A call of process_command with no call after it in its function, or a tail call (2.14's
+	 * CGameEngine::ProcessCommand, do_break): the exact mode ends commands at a uretprobe on
+	 * process_command instead of cmd_exit.
+	 */
+	bool cmd_ret;
 	uint64_t ufun_enter[4], ufun_exit[4]; /* do_ufun's call of mux_exec and the call after */
 	int nufun;
 };
@@ -82,7 +94,8 @@ struct sc_data {
 	struct probe_ends ends;
 	char why[512];
 	const char *names_from; /* "the game", "netmux's memory", or NULL */
-	uint64_t bias;          /* netmux's load bias (for reading its memory) */
+	uint64_t bias;          /* the object's load bias at the end (for reading its memory) */
+	char object[4096];      /* the object that holds mudstate (sc_target's) */
 	struct muxbpf_sc_stats stats;
 	/* default mode: samples the stack rule moved between commands (sc_move_between) */
 	uint64_t moved;

@@ -134,6 +134,10 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		fprintf(f, "  %" PRIu64 " samples counted between commands by their stacks (walked to "
 			   "main, no process_command frame) while mudstate still named a command\n",
 			d->moved);
+	if (d->object[0])
+		fprintf(f, "  mudstate and the probes in %s; loaded again %" PRIu64 " times while "
+			   "profiled, netmux exec'd again %" PRIu64 " times\n",
+			d->object, (uint64_t)s->loads, (uint64_t)s->unloads);
 	fprintf(f, "  names from %s; %" PRIu64 " samples on the command thread, %" PRIu64
 		   " without a readable command%s\n",
 		d->names_from ? d->names_from : "nowhere (#N)", (uint64_t)s->samples, (uint64_t)s->no_cmd,
@@ -245,6 +249,9 @@ void json_write_softcode(struct jw *w, const struct report *r)
 	jw_kstr(w, "why", d->valid ? NULL : d->why);
 	jw_kbool(w, "exact", d->exact);
 	jw_kstr(w, "names_from", d->names_from);
+	jw_kstr(w, "object", d->object[0] ? d->object : NULL);
+	jw_ku64(w, "loads", d->stats.loads);
+	jw_ku64(w, "execs", d->stats.unloads);
 	jw_ku64(w, "samples", d->stats.samples);
 	jw_ku64(w, "no_command", d->stats.no_cmd);
 	jw_ku64(w, "ufun_probe_hits", d->stats.ufun_enter + d->stats.ufun_exit);

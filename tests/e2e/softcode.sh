@@ -1,5 +1,6 @@
 #!/bin/sh
-# The softcode views (--by command, --by softcode) as root on the default target:
+# The softcode views (--by command, --by softcode) as root on the default target (2.12), and 1.
+# and 2. again on upstream 2.14 (make upstream; skipped where it is not built):
 #  1. a throwaway run (--phase none --control) of a test game (tests/helper_live softcode): $slow
 #     (iter(lnum(200),...)), $ufn (u(#N/FN_HEAVY)), $fast (add(100,2)) interleaved 1000 times each
 #     in one window, then each alone in its own: --exact-commands orders them slow > ufn > fast,
@@ -34,18 +35,26 @@ free_port() {
 }
 
 # --- 1. throwaway run ---------------------------------------------------------------------------
-run_once() { # $1 = directory
+run_once() { # $1 = directory, then the target's options (--netmux, --game)
+	d1=$1
+	shift
 	port=$(free_port)
-	"$muxbpf" --phase none --control "$1.ctl" --port "$port" --by function,command,softcode \
-		--exact-commands --freq 1999 --out "$1" -q >"$1.out" 2>"$1.err" &
+	"$muxbpf" "$@" --phase none --control "$d1.ctl" --port "$port" --by function,command,softcode \
+		--exact-commands --freq 1999 --out "$d1" -q >"$d1.out" 2>"$d1.err" &
 	mpid=$!
-	"$helper" softcode "$port" "$1.ctl" "$count" >"$1.helper" 2>&1 || {
-		cat "$1.helper"; kill "$mpid"; wait "$mpid"; fail "the softcode game failed"; }
-	"$helper" ctl "$1.ctl" stop >/dev/null || fail "stop was not acknowledged"
-	wait "$mpid" || { cat "$1.err"; fail "muxbpf exited $?"; }
+	"$helper" softcode "$port" "$d1.ctl" "$count" >"$d1.helper" 2>&1 || {
+		cat "$d1.helper"; kill "$mpid"; wait "$mpid"; fail "the softcode game failed"; }
+	"$helper" ctl "$d1.ctl" stop >/dev/null || fail "stop was not acknowledged"
+	wait "$mpid" || { cat "$d1.err"; fail "muxbpf exited $?"; }
 }
-d=$work/run
-run_once "$d"
+
+# The throwaway run's checks and the attached game's, on one target: $1 = its name (2.12 or
+# 2.14), then its options for muxbpf (--netmux, --game; none: the default target).
+views_on() {
+tgt=$1
+shift
+d=$work/run-$tgt
+run_once "$d" "$@"
 node "$here/check_softcode.js" "$d/report.json" >"$d.check" ||
 	{ cat "$d.check"; fail "--by command: the task clock and the samples disagree"; }
 cat "$d.check"
@@ -61,6 +70,9 @@ zcat "$d/profile.pb.gz" | grep -aq 'softcode:#' || fail "no softcode:#N file nam
 need_ajv "$out/npm"
 node "$here/validate.js" "$out/npm/node_modules" doc/report.schema.json "$d/report.json" ||
 	fail "report.json does not match doc/report.schema.json"
+attach_on "$tgt" "$@"
+echo "views on $tgt: run and attach"
+}
 
 # --- 1b. a phase in batches: each command row's intervals from the batches' softcode counts -----
 "$muxbpf" --phase dispatch --scale 0.1 --max-phase-seconds 4 --by function,command --exact-commands \
@@ -92,8 +104,12 @@ if [ -d "$out/npm/node_modules/ajv" ]; then
 fi
 
 # --- 2. attach ----------------------------------------------------------------------------------
+attach_on() { # $1 = the target's name, then its --netmux and --game (helper_live serve's args)
+rm -rf "$work/serve.in" "$work/att" "$work/actl"
+: >"$work/serve.out"
 mkfifo "$work/serve.in"
-"$helper" serve <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
+if [ $# -ge 5 ]; then set -- "$3" "$5"; else set --; fi
+"$helper" serve "$@" <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
 exec 9>"$work/serve.in"
 for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 read -r spid sport <"$work/serve.out" || fail "helper_live serve did not start"
@@ -140,6 +156,56 @@ console.log(`stack rule: ${sc.stack_rule_between} samples moved between commands
 process.exit(bad || !(sc.stack_rule_between >= 0) ? 1 : 0);
 JS
 echo "attach: views named through netmux's memory; samples outside process_command between commands"
+}
+
+# @restart while attached (2.14): netmux execs itself and dlopens engine.so again, at another
+# base; mb_sc_load follows it, so the commands after it are read as before.
+restart_on() { # $1 = the 2.14 game template
+rm -rf "$work/serve.in" "$work/rs" "$work/rctl"
+: >"$work/serve.out"
+mkfifo "$work/serve.in"
+"$helper" serve "$1/bin/netmux" "$1" <"$work/serve.in" >"$work/serve.out" 2>"$work/serve.err" &
+exec 9>"$work/serve.in"
+for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+read -r spid sport <"$work/serve.out" || fail "restart: helper_live serve did not start"
+"$muxbpf" attach --port "$sport" --control "$work/rctl" --by command --freq 1999 \
+	--out "$work/rs" -q >"$work/rs.out" 2>"$work/rs.err" &
+apid=$!
+for i in $(seq 100); do [ -S "$work/rctl" ] && break; sleep 0.1; done
+base1=$(awk '/engine\.so$/ { print $1; exit }' "/proc/$spid/maps")
+node "$here/restart_game.js" "$sport" 400 "$helper" "$work/rctl" >"$work/rs.game" 2>&1 && cat "$work/rs.game" ||
+	{ cat "$work/rs.game"; fail "restart: the game failed"; }
+base2=$(awk '/engine\.so$/ { print $1; exit }' "/proc/$spid/maps")
+"$helper" ctl "$work/rctl" stop >/dev/null || fail "restart: stop was not acknowledged"
+wait "$apid" || { cat "$work/rs.err"; fail "restart: muxbpf attach exited $?"; }
+exec 9>&-
+wait
+node - "$work/rs/report.json" "$base1" "$base2" <<'JS' || fail "restart: the views did not follow @restart"
+const [, , file, b1, b2] = process.argv;
+const sc = JSON.parse(require('fs').readFileSync(file, 'utf8')).softcode;
+const rows = (n) => sc.phases.find((p) => p.name === n).commands;
+const think = (n) => (rows(n).find((c) => c.command === 'think') || { samples: 0 }).samples;
+const all = (n) => rows(n).reduce((a, c) => a + c.samples, 0);
+console.log(`restart: engine.so at ${b1} then ${b2}; loads ${sc.loads}, execs ${sc.execs}; ` +
+	`think ${think('before')}/${all('before')} samples before, ${think('after')}/${all('after')} after`);
+// the second window's commands are read from the module's new base as the first's were
+process.exit(sc.loads >= 1 && sc.execs >= 1 && think('after') >= all('after') / 2 &&
+	think('before') >= all('before') / 2 ? 0 : 1);
+JS
+}
+
+views_on 2.12
+# Upstream 2.14 (make upstream): mudstate, process_command and do_ufun live in engine.so, which
+# netmux dlopens at start; the views find them there (doc/softcode.md).
+game14=$out/upstream/src/mux/game
+if [ -x "$game14/bin/netmux" ]; then
+	views_on 2.14 --netmux "$game14/bin/netmux" --game "$game14"
+	grep -q 'mudstate and the probes in .*/engine\.so' "$work/run-2.14.out" ||
+		fail "2.14: the views did not find mudstate in engine.so"
+	restart_on "$game14"
+else
+	skip14="upstream TinyMUX is not built ($game14/bin/netmux; make upstream needs the tarball in ../shared/tinymux/)"
+fi
 
 # --- 3. stripped, no debuginfo; then its debuginfo by build-id ----------------------------------
 src=$out/tinymux/fp/mux2.12/src
@@ -167,4 +233,5 @@ grep -q '^softcode: commands read from mudstate' "$work/dbg.out" ||
 grep -Eq '^ +[0-9]+ +[0-9.]+% +\+-[0-9.]+\?? +[0-9.]+ +[0-9.]+ +@pemit$' "$work/dbg.out" ||
 	fail "stripped netmux with --debug-dir: no @pemit row in softcode_list"
 echo "stripped: one line without debuginfo; the views with its debuginfo by build-id"
+[ -z "${skip14:-}" ] || skip "2.12 passed; $skip14"
 echo "ok"
