@@ -121,6 +121,9 @@ enum { OPT_PID = 768, OPT_NAME, OPT_CONTROL, OPT_INTERVAL, OPT_DURATION, OPT_NO_
 /* the softcode views (src/softcode.c) */
 enum { OPT_EXACT_COMMANDS = 1280, OPT_LOGIN };
 
+/* the terminal report */
+enum { OPT_FULL = 1536 };
+
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
 	{ "scale", required_argument, NULL, OPT_SCALE },
@@ -155,6 +158,7 @@ static const struct option longopts[] = {
 	{ "max-phase-seconds", required_argument, NULL, OPT_MAX_PHASE_SECONDS },
 	{ "exact-commands", no_argument, NULL, OPT_EXACT_COMMANDS },
 	{ "login", required_argument, NULL, OPT_LOGIN },
+	{ "full", no_argument, NULL, OPT_FULL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -326,6 +330,9 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return 0;
 	case OPT_LOGIN:
 		o->login = arg;
+		return 0;
+	case OPT_FULL:
+		o->full = true;
 		return 0;
 	case 'q':
 		o->quiet = true;
