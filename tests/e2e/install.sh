@@ -25,7 +25,7 @@ chmod -R go+rX "$work/moved"
 bin=$work/moved/sbin/muxbpf
 # softcode_arith at 4999 Hz: tens of samples, nine in ten of them in netmux's own code (create's
 # 2 samples at 997 Hz could both land in libc, and then there was no netmux line to check)
-"$bin" --phase softcode_arith --scale 0.1 --freq 4999 --max-phase-seconds 0 >"$work/out" \
+"$bin" --full --phase softcode_arith --scale 0.1 --freq 4999 --max-phase-seconds 0 >"$work/out" \
 	2>"$work/err" </dev/null || fail "exit $?"
 want="muxbpf: $work/moved/lib/muxbpf/netmux/netmux"
 [ "$(head -1 "$work/out")" = "$want" ] || fail "first line '$(head -1 "$work/out")', expected '$want'"
