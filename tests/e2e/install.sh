@@ -32,5 +32,5 @@ want="muxbpf: $work/moved/lib/muxbpf/netmux/netmux"
 grep -q '^softcode_arith ' "$work/out" || fail "no softcode_arith phase in the report"
 grep -Eq '^  netmux +[0-9.]+% +named +[0-9.]+%, file:line +[1-9]' "$work/out" ||
 	fail "no file:line for netmux's frames"
-"$bin" --help 2>&1 | grep -q "make install's copy" || fail "--help does not say where the default is"
+"$bin" run --help 2>&1 | grep -q "make install's copy" || fail "run --help does not say where the default is"
 echo "install: make install DESTDIR, moved: muxbpf runs its own copy of netmux ($want)"
