@@ -200,13 +200,18 @@ out_done:
 	return ctx.err;
 }
 
-static void print_summary(const struct report *r, const struct runs_summary *rs)
+static void print_summary(const struct report *r, const struct runs_summary *rs,
+			  const char *dir)
 {
 	report_print_summary(stdout, r);
 	if (rs)
 		runs_print(stdout, rs);
-	printf("\n(a summary: the whole report with --full, or in report.txt beside the page "
-	       "with --out DIR)\n");
+	if (dir)
+		printf("\n(a summary: the whole report is in %s/report.txt, and on the terminal "
+		       "with --full)\n", dir);
+	else
+		printf("\n(a summary: the whole report with --full, or in report.txt beside the "
+		       "page with --out DIR)\n");
 }
 
 int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs,
@@ -222,7 +227,7 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	if (!mem) {
 		/* the report still gets out; only the artifacts need the copy */
 		if (!o->full) {
-			print_summary(r, rs);
+			print_summary(r, rs, o->out_dir);
 			return o->out_dir ? -ENOMEM : 0;
 		}
 		report_print(stdout, r);
@@ -238,7 +243,7 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	if (o->full)
 		fwrite(text, 1, len, stdout);
 	else
-		print_summary(r, rs);
+		print_summary(r, rs, o->out_dir);
 	fflush(stdout);
 	if (o->out_dir) {
 		err = out_write(o->out_dir, r, rs, sp, text, len);
