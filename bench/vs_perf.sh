@@ -6,8 +6,9 @@
 # and the distance in points.  perf names the symbol that holds the address; muxbpf names an
 # inlined function as a row of its own.  For this comparison muxbpf's rows are folded into perf's
 # view: from profile.pb.gz (`go tool pprof -raw`), each sample's leaf is the function that holds
-# its address (the last line of the leaf location, whose lines are its inline chain).  The interval of a folded row: Wilson at the phase's samples, widened by the phase's
-# design factor (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
+# its address (the last line of the leaf location, whose lines are its inline chain).  The
+# interval of a folded row: Wilson at the phase's samples, widened by the phase's design factor
+# (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
 # the report's own rows (inlined functions unfolded, "-" where perf has no twin).  Names are
 # compared without arguments, clone suffixes and glibc's alias prefixes (perf's
 # __GI___libc_write is muxbpf's write).  perf's own binomial error at ~10x the samples is small

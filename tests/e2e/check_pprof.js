@@ -109,6 +109,7 @@ for (const [file, flag, truth, what] of [[topFile, '-top', own, "muxbpf's functi
 			die(`${phase}: ${n}: pprof ${flag} ${flat.get(n) || 0} samples, ${what} ` +
 			    `${truth.get(n) || 0}`);
 }
-console.log(`${phase}: ${total} samples; ${chains} of the profile's locations hold an inline chain; pprof -top = ` +
-	`muxbpf's ${own.size} function rows; -noinlines = ${folded.size} rows, ${inlined} samples ` +
-	'at an inlined leaf folded into the function that holds it');
+console.log(`${phase}: ${total} samples; ${chains} of the profile's locations hold an ` +
+	`inline chain; pprof -top = muxbpf's ${own.size} function rows; -noinlines = ` +
+	`${folded.size} rows, ${inlined} samples at an inlined leaf folded into the function that ` +
+	'holds it');

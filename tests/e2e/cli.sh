@@ -1,8 +1,9 @@
 #!/bin/sh
 # Without root: run --help and the man page (doc/muxbpf.8) list the same options; muxbpf --help
 # (by task, at most 60 lines) and README.md name only options that some --help lists and the
-# man page explains; the man page renders without warnings; make install honours PREFIX and DESTDIR; the progress line
-# shows on a terminal (script(1) gives one) and never in a pipe or with --quiet.
+# man page explains; the man page renders without warnings; make install honours PREFIX and
+# DESTDIR; the progress line shows on a terminal (script(1) gives one) and never in a pipe or
+# with --quiet.
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -11,7 +12,9 @@ tmp=$(mktemp -d /tmp/muxbpf-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # option names: "--long" and "-x" at the start of a usage entry
-opts() { grep -E '^  -' | sed 's/^  //' | grep -oE '(^|, )--?[a-zA-Z][a-z-]*' | sed 's/^, //' | sort -u; }
+opts() {
+	grep -E '^  -' | sed 's/^  //' | grep -oE '(^|, )--?[a-zA-Z][a-z-]*' | sed 's/^, //' | sort -u
+}
 longs() { grep -oE -- '--[a-z][a-z-]*[a-z]' | sort -u; }
 for c in run attach ab gate diff; do
 	"$muxbpf" $c --help >"$tmp/help.$c" || fail "muxbpf $c --help exited $?"
@@ -24,7 +27,8 @@ man_tp() { awk "$1"' prev == ".TP" {print} {prev = $0}' doc/muxbpf.8 | sed 's/\\
 	grep -oE '[ "]--?[a-zA-Z][a-z-]*' | sed 's/^[^-]*//' | sort -u; }
 man_tp '/^\.SH DIFF/ {exit}' >"$tmp/man.opts"
 man_tp '' | grep -- '^--' >"$tmp/man.all"
-[ "$(wc -l <"$tmp/help.opts")" -ge 20 ] || fail "found only $(wc -l <"$tmp/help.opts") options in run --help"
+[ "$(wc -l <"$tmp/help.opts")" -ge 20 ] ||
+	fail "found only $(wc -l <"$tmp/help.opts") options in run --help"
 if ! cmp -s "$tmp/help.opts" "$tmp/man.opts"; then
 	echo "run --help vs the man page:"
 	diff "$tmp/help.opts" "$tmp/man.opts"
@@ -32,7 +36,8 @@ if ! cmp -s "$tmp/help.opts" "$tmp/man.opts"; then
 fi
 # muxbpf --help: by task, short, naming only options that exist
 "$muxbpf" --help >"$tmp/tasks" || fail "--help exited $?"
-[ "$(wc -l <"$tmp/tasks")" -le 60 ] || fail "muxbpf --help has $(wc -l <"$tmp/tasks") lines (at most 60)"
+[ "$(wc -l <"$tmp/tasks")" -le 60 ] ||
+	fail "muxbpf --help has $(wc -l <"$tmp/tasks") lines (at most 60)"
 for c in run attach ab gate diff; do
 	grep -q "muxbpf $c" "$tmp/tasks" || grep -q "COMMAND --help.*$c" "$tmp/tasks" ||
 		fail "muxbpf --help does not name $c"

@@ -22,7 +22,9 @@ bad=0
 for md in README.md doc/*.md; do
 	dir=$(dirname "$md")
 	for target in $(grep -oE '\]\([^)#: ]+' "$md" | sed 's/^](//' | sort -u); do
-		[ -e "$dir/$target" ] || { echo "not ok - $md links to $target, which does not exist"; bad=$((bad + 1)); }
+		[ -e "$dir/$target" ] && continue
+		echo "not ok - $md links to $target, which does not exist"
+		bad=$((bad + 1))
 	done
 done
 [ "$bad" -eq 0 ] || fail "$bad broken links"
@@ -30,12 +32,13 @@ echo "ok - links of README.md and doc/*.md resolve"
 grep -q '!\[.*\](doc/[^)]*\.png)' README.md || fail "README.md shows no picture of the page"
 
 examples=$(awk '/^```/ {c = !c; next} c && /^sudo build\/muxbpf /' README.md)
-[ "$(printf '%s\n' "$examples" | grep -c .)" -eq 3 ] ||
-	fail "README.md has $(printf '%s\n' "$examples" | grep -c .) examples, expected 3 (run, ab, attach)"
+n=$(printf '%s\n' "$examples" | grep -c .)
+[ "$n" -eq 3 ] || fail "README.md has $n examples, expected 3 (run, ab, attach)"
 ex_run=$(printf '%s\n' "$examples" | grep -vE '^sudo build/muxbpf (ab|attach) ')
 ex_ab=$(printf '%s\n' "$examples" | grep -E '^sudo build/muxbpf ab ')
 ex_attach=$(printf '%s\n' "$examples" | grep -E '^sudo build/muxbpf attach ')
-[ -n "$ex_run" ] && [ -n "$ex_ab" ] && [ -n "$ex_attach" ] || fail "an example per job: run, ab, attach"
+[ -n "$ex_run" ] && [ -n "$ex_ab" ] && [ -n "$ex_attach" ] ||
+	fail "an example per job: run, ab, attach"
 
 # ---- 2. the examples --------------------------------------------------------------------------
 need_root_bpf
@@ -55,10 +58,13 @@ set -- $(cmdline "$ex_run") --scale 0.05 --max-phase-seconds 0
 "$out/muxbpf" "$@" >"$work/run.out" 2>"$work/run.err" || fail "muxbpf $* exited $?"
 dir=$(printf '%s\n' "$*" | sed -n 's/.*--out \([^ ]*\).*/\1/p')
 [ -s "$dir/report.html" ] || fail "no report.html in $dir"
-tail -1 "$work/run.err" | grep -q "the page: $dir/report.html" || fail "no page address after the report"
-awk '/^== / {n++} n {c[n]++} END {for (i = 1; i <= n; i++) if (c[i] > 40) exit 1}' "$work/run.out" ||
-	fail "a phase's section of the summary has more than 40 lines"
-longest=$(awk '/^== / {n++} n {c[n]++} END {m = 0; for (i = 1; i <= n; i++) if (c[i] > m) m = c[i]; print m}' "$work/run.out")
+tail -1 "$work/run.err" | grep -q "the page: $dir/report.html" ||
+	fail "no page address after the report"
+# the longest phase section: from its "== " line to the next one (or the end)
+longest=$(awk '/^== / {n++} n {c[n]++}
+	END {m = 0; for (i = 1; i <= n; i++) if (c[i] > m) m = c[i]; print m}' "$work/run.out")
+[ "$longest" -gt 0 ] && [ "$longest" -le 40 ] ||
+	fail "the summary's longest phase section has $longest lines (1 to 40)"
 cmp -s "$work/run.out" "$dir/report.txt" && fail "the terminal got report.txt, not a summary"
 "$out/muxbpf" --full "$@" >"$work/full.out" 2>"$work/full.err" || fail "muxbpf --full $* exited $?"
 cmp -s "$work/full.out" "$dir/report.txt" || fail "--full does not print report.txt"
@@ -72,7 +78,8 @@ args=$(cmdline "$ex_ab" | awk '{NF -= 2; print}')
 rc=$?
 [ $rc -le 1 ] || fail "muxbpf $args A A exited $rc"
 dir=$(printf '%s\n' "$args" | sed -n 's/.*--out \([^ ]*\).*/\1/p')
-[ -s "$dir/ab.txt" ] && [ -s "$dir/report.html" ] || fail "ab wrote no ab.txt or report.html in $dir"
+[ -s "$dir/ab.txt" ] && [ -s "$dir/report.html" ] ||
+	fail "ab wrote no ab.txt or report.html in $dir"
 echo "ok - muxbpf $args A A (exit $rc)"
 
 # attach: a netmux started outside muxbpf
