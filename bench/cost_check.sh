@@ -22,7 +22,7 @@ echo "muxbpf --bpf-stats --phase $phases --scale $scale, $rounds rounds"
 printf '%-6s %-16s %12s %12s %9s\n' round phase "stats ms" "estimate ms" "est/stats"
 r=1
 while [ "$r" -le "$rounds" ]; do
-	if ! "$out/muxbpf" --bpf-stats --phase "$phases" --scale "$scale" >"$tmp/report.txt" \
+	if ! "$out/muxbpf" --full --bpf-stats --phase "$phases" --scale "$scale" >"$tmp/report.txt" \
 		2>"$tmp/err"; then
 		echo "round $r: muxbpf failed: $(tail -1 "$tmp/err")"
 		exit 1

@@ -27,12 +27,12 @@ for i in $(seq 1 "$runs"); do
 	s0=$(steal_now)
 	l0=$(load1)
 	# shellcheck disable=SC2086
-	"$muxbpf" --no-profile --phase $phases -q $extra >"$tmp/bare.$i" 2>&1
+	"$muxbpf" --full --no-profile --phase $phases -q $extra >"$tmp/bare.$i" 2>&1
 	echo "bare run $i: steal $(steal_pct "$s0" "$(steal_now)")%, load $l0" >>"$tmp/host"
 	s0=$(steal_now)
 	l0=$(load1)
 	# shellcheck disable=SC2086
-	"$muxbpf" --phase $phases -q $extra >"$tmp/prof.$i" 2>&1
+	"$muxbpf" --full --phase $phases -q $extra >"$tmp/prof.$i" 2>&1
 	echo "profiled run $i: steal $(steal_pct "$s0" "$(steal_now)")%, load $l0" >>"$tmp/host"
 done
 

@@ -37,7 +37,7 @@ i=0
 while [ ! -s "$work/serve.out" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 read -r game_pid port <"$work/serve.out" || { echo "long_idle: no game"; cat "$work/serve.err"; exit 0; }
 
-"$work/muxbpf" attach --port "$port" --control "$work/ctl" -q >"$work/report.txt" \
+"$work/muxbpf" attach --full --port "$port" --control "$work/ctl" -q >"$work/report.txt" \
 	2>"$work/muxbpf.err" &
 mux_pid=$!
 "$work/helper_live" drive "$port" "$work/ctl" idle 1 "$secs" >"$work/drive.out" 2>&1 &

@@ -27,7 +27,7 @@ echo "### phase length: $runs processes at scale 1 and at scale $scale2, alterna
 for i in $(seq 1 "$runs"); do
 	for s in 1 "$scale2"; do
 		# shellcheck disable=SC2086
-		"$muxbpf" --no-profile --scale "$s" --phase $lphases -q $extra >"$tmp/len.$s.$i.txt" 2>&1
+		"$muxbpf" --full --no-profile --scale "$s" --phase $lphases -q $extra >"$tmp/len.$s.$i.txt" 2>&1
 		awk '/^phase +wall s/ {t=1; next} t && NF == 0 {exit} t && $1 != "outside" && $3 > 0 {
 			printf "%s %.3f %.1f\n", $1, 1000 * $5 / $3, $5 }' "$tmp/len.$s.$i.txt" >"$tmp/len.$s.$i.rows"
 	done

@@ -72,7 +72,7 @@ for item in $scales; do
 	l0=$(load1)
 	rm -rf "$tmp/out"
 	echo "\$ $muxbpf --scale $scale --freq $freq --phase $phases --idle-seconds 1 -q -v --out DIR"
-	"$muxbpf" --scale "$scale" --freq "$freq" --phase "$phases" --idle-seconds 1 -q -v --out "$tmp/out" \
+	"$muxbpf" --full --scale "$scale" --freq "$freq" --phase "$phases" --idle-seconds 1 -q -v --out "$tmp/out" \
 		>"$tmp/report.txt" 2>"$tmp/err.txt"
 	grep 'timing:' "$tmp/err.txt" | sed 's/^muxbpf: /  muxbpf /'
 	grep 'artifacts:' "$tmp/err.txt" | sed 's/^muxbpf: /  muxbpf /; s/ in \/tmp[^,]*,/,/'

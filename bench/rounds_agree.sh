@@ -22,7 +22,7 @@ trap 'exit 130' INT TERM
 machine_facts
 for k in 1 2; do
 	t0=$(date +%s.%N)
-	"$muxbpf" --phase all -q --out "$tmp/run$k" "$@" >"$tmp/run$k.txt" 2>"$tmp/run$k.err" ||
+	"$muxbpf" --full --phase all -q --out "$tmp/run$k" "$@" >"$tmp/run$k.txt" 2>"$tmp/run$k.err" ||
 		{ echo "run $k failed (exit $?):"; cat "$tmp/run$k.err"; exit 1; }
 	echo "run $k: $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $t0}") s (muxbpf --phase all $*), load $(load1)"
 	sed -n '/^rounds: /,/^$/p' "$tmp/run$k.txt" | sed '/^$/d; s/^/  /'

@@ -33,7 +33,7 @@ echo "### muxbpf --runs 3 (profiled, default scale, --idle-seconds 2) $extra"
 s0=$(steal_now)
 echo "\$ $muxbpf --runs 3 --idle-seconds 2 -q $extra"
 # shellcheck disable=SC2086
-"$muxbpf" --runs 3 --idle-seconds 2 -q $extra >"$tmp/runs3.txt" 2>&1
+"$muxbpf" --full --runs 3 --idle-seconds 2 -q $extra >"$tmp/runs3.txt" 2>&1
 sed -n '/^== spread/,/^$/p' "$tmp/runs3.txt"
 echo "host steal $(steal_pct "$s0" "$(steal_now)")%, load $(load1)"
 
@@ -49,7 +49,7 @@ for i in $(seq 1 "$runs"); do
 		pinned) pre="taskset -c 0" ;;
 		esac
 		# shellcheck disable=SC2086
-		$pre "$muxbpf" --no-profile --phase $phases -q $extra >"$tmp/$cond.$i.txt" 2>&1 &
+		$pre "$muxbpf" --full --no-profile --phase $phases -q $extra >"$tmp/$cond.$i.txt" 2>&1 &
 		m=$!
 		if [ $cond = pinned ]; then
 			p=

@@ -6,9 +6,9 @@
 # and the distance in points.  perf names the symbol that holds the address; muxbpf names an
 # inlined function as a row of its own.  For this comparison muxbpf's rows are folded into perf's
 # view: from profile.pb.gz (`go tool pprof -raw`), each sample's leaf is the function that holds
-# its address (the outermost of the leading frames at the leaf's address, whose inline chain
-# they are).  The interval of a folded row: Wilson at the phase's samples, widened by the phase's
-# design factor (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
+# its address (the last line of the leaf location, whose lines are its inline chain).  The
+# interval of a folded row: Wilson at the phase's samples, widened by the phase's design factor
+# (report.json rounds.design_factor, as the flame graphs' tooltips).  Without go,
 # the report's own rows (inlined functions unfolded, "-" where perf has no twin).  Names are
 # compared without arguments, clone suffixes and glibc's alias prefixes (perf's
 # __GI___libc_write is muxbpf's write).  perf's own binomial error at ~10x the samples is small
@@ -38,7 +38,7 @@ echo "# --phase $phases --scale $scale; the machine is shared: other work ran be
 for r in $(seq 1 "$runs"); do
 	d=$work/run$r
 	mkdir -p "$d"
-	TMPDIR=$work/tmp "$muxbpf" ${MUXBPF_ARGS:-} --phase "$phases" --scale "$scale" --out "$d" >"$d/out" 2>"$d/err" &
+	TMPDIR=$work/tmp "$muxbpf" --full ${MUXBPF_ARGS:-} --phase "$phases" --scale "$scale" --out "$d" >"$d/out" 2>"$d/err" &
 	mb=$!
 	pid=
 	for i in $(seq 1 2400); do
@@ -78,7 +78,14 @@ def folded_leaves(path):
             m = re.match(r'\s*(\d+): (0x[0-9a-f]+)(?: M=\d+)? (.*?)(?: \S*:\d+)?'
                          r' s=\d+(?:\((.*)\))?$', l)
             if m:
-                loc[int(m.group(1))] = (m.group(2), m.group(4) or m.group(3))
+                last = int(m.group(1))
+                loc[last] = (m.group(2), m.group(4) or m.group(3))
+                continue
+            # a line of its own under a location: the next function out in its inline
+            # chain; the last one is the function that holds the address
+            m = re.match(r'\s+(.*?)(?: \S*:\d+)? s=\d+(?:\((.*)\))?$', l)
+            if m and loc:
+                loc[last] = (loc[last][0], m.group(2) or m.group(1))
     for l in lines:
         if l == 'Samples:':
             sec = 'S'
@@ -94,7 +101,8 @@ def folded_leaves(path):
         m = re.search(r'phase:\[(\w+)\]', l)
         if m and cur and cur[0] > 0 and 'syscall:' not in l:
             ids = cur[1]
-            # the leading run of frames at the leaf's address: its inline chain, outermost last
+            # the leaf location holds its inline chain; a leading run of locations at one
+            # address (profiles from before chains were one location) is one chain too
             k = 0
             while (k + 1 < len(ids) and loc[ids[k + 1]][0] == loc[ids[0]][0]
                    and ids[k + 1] != ids[k]):

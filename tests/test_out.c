@@ -554,6 +554,62 @@ static void test_pprof(void **state)
 	sprof_free(&sp);
 }
 
+/*
+ * An inline chain (c inlined into b at one address, b's own frames elsewhere) is one location with
+ * the chain in its line list, innermost first, so that pprof's -noinlines folds c into b; frames
+ * at other addresses keep a location each.
+ */
+static void test_pprof_inline(void **state)
+{
+	struct mb_sym leaf[] = { fn("c", 0x300), fn("b", 0x300), fn("main", 0x100) };
+	struct mb_sym own[] = { fn("b", 0x310), fn("main", 0x100) };
+	struct fold_row rows[1] = { { "b", 1, 1, 0 } };
+	Perftools__Profiles__Profile *p;
+	uint64_t folded[8] = { 0 };
+	struct report r;
+	struct sprof sp;
+	unsigned char *buf;
+	size_t len, chains = 0;
+
+	(void)state;
+	leaf[0].inline_depth = 1;
+	sprof_init(&sp, 1000);
+	assert_int_equal(sprof_add_sample(&sp, 2, leaf, 3, 6), 0);
+	assert_int_equal(sprof_add_sample(&sp, 2, own, 2, 4), 0);
+	sp.nruns = 1;
+	fixture_report(&r, rows);
+	assert_int_equal(pprof_encode(&r, &sp, &buf, &len), 0);
+	p = perftools__profiles__profile__unpack(NULL, len, buf);
+	free(buf);
+	assert_non_null(p);
+	/* c+b at 0x300, b at 0x310, main at 0x100 */
+	assert_int_equal(p->n_location, 3);
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+
+		if (l->n_line == 1)
+			continue;
+		chains++;
+		assert_int_equal(l->n_line, 2);
+		assert_string_equal(pstr(p, p->function[l->line[0]->function_id - 1]->name), "c");
+		assert_string_equal(pstr(p, p->function[l->line[1]->function_id - 1]->name), "b");
+	}
+	assert_int_equal(chains, 1);
+	/* -noinlines: a sample's self goes to its leaf location's last line (the physical
+	 * function): all 10 samples are b's, none c's */
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Location *l = p->location[p->sample[i]->location_id[0] - 1];
+
+		assert_int_equal(p->sample[i]->n_location_id, 2);
+		folded[l->line[l->n_line - 1]->function_id] += p->sample[i]->value[0];
+	}
+	for (size_t i = 0; i < p->n_function; i++)
+		assert_int_equal(folded[p->function[i]->id],
+				 !strcmp(pstr(p, p->function[i]->name), "b") ? 10 : 0);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	sprof_free(&sp);
+}
+
 /* ---- speedscope ------------------------------------------------------------------------------ */
 
 static void test_speedscope(void **state)
@@ -746,6 +802,90 @@ static void test_lockstep_warning(void **state)
 	report_issues(&r, keep_issue, issue);
 	assert_string_equal(issue, "");
 	free(text);
+}
+
+/* Lines of text from the first one starting with from up to (not with) the next "\n== ". */
+static int section_lines(const char *text, const char *from, int *rows, const char *row_mark)
+{
+	const char *p = strstr(text, from), *end;
+	int n = 0;
+
+	assert_non_null(p);
+	end = strstr(p + 1, "\n== ");
+	if (!end)
+		end = p + strlen(p);
+	*rows = 0;
+	for (const char *q = p; q < end; q = strchr(q, '\n') + 1) {
+		n++;
+		*rows += !strncmp(q, row_mark, strlen(row_mark));
+		if (!strchr(q, '\n') || strchr(q, '\n') >= end)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The terminal's summary: per phase SUMMARY_ROWS rows of the first view and SUMMARY_SYSCALLS
+ * syscalls however many the report holds, one ledger line, the phase table and rounds as in the
+ * whole report; the whole report keeps --top rows.
+ */
+static void test_summary(void **state)
+{
+	struct fold_row rows[40];
+	struct ledger_sys_row sys[20];
+	char names[40][8];
+	struct report r;
+	char *full, *sum;
+	size_t len;
+	int n, frows;
+	FILE *f = tmpfile(), *g = tmpfile();
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		rows[i] = (struct fold_row){ names[i], 40 - i, 40 - i, 0 };
+	}
+	for (int i = 0; i < 20; i++)
+		sys[i] = (struct ledger_sys_row){ .nr = i, .count = 10, .cpu_ns = 1000 * (20 - i),
+						  .wall_ns = 2000 * (20 - i) };
+	fixture_report(&r, rows);
+	r.phases[0].fold.by[FOLD_BY_FUNCTION].n = 40;
+	r.phases[0].fold.samples = 820;
+	r.phases[0].ledger.sys = sys;
+	r.phases[0].ledger.nsys = 20;
+	r.by = FOLD_VIEW(FOLD_BY_FUNCTION);
+	report_print(f, &r);
+	report_print_summary(g, &r);
+	full = read_all(f, &len);
+	sum = read_all(g, &len);
+	fclose(f);
+	fclose(g);
+	/* the same front: the header and the phase table up to the first phase's section */
+	assert_non_null(strstr(full, "\n== "));
+	assert_memory_equal(full, sum, (size_t)(strstr(full, "\n== ") - full));
+	n = section_lines(sum, "== create:", &frows, "  ");
+	assert_non_null(strstr(sum, "  f9\n"));
+	assert_null(strstr(sum, "  f10\n"));
+	assert_non_null(strstr(full, "  f14\n"));
+	assert_null(strstr(full, "  f15\n"));
+	/* head 2 + view 1 + 10 + syscalls 2 + 5 + ledger 1 */
+	assert_true(n <= 2 + 1 + SUMMARY_ROWS + 2 + SUMMARY_SYSCALLS + 1 + 1);
+	assert_non_null(strstr(sum, "  ledger (0 threads): wall"));
+	assert_null(strstr(sum, "runqueue wait"));
+	assert_non_null(strstr(full, "runqueue wait"));
+	{
+		int shown = 0;
+
+		for (int i = 0; i < 20; i++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "\n  %-20s ", syscall_name(i));
+			shown += strstr(sum, want) != NULL;
+		}
+		assert_int_equal(shown, SUMMARY_SYSCALLS);
+	}
+	free(full);
+	free(sum);
 }
 
 /* ---- --runs ---------------------------------------------------------------------------------- */
@@ -1083,11 +1223,13 @@ int main(void)
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_svg_diff),
 		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_pprof_inline),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_report_html),
 		cmocka_unit_test(test_run_stat),
 		cmocka_unit_test(test_lockstep_warning),
+		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_site_share_stratified),

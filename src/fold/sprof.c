@@ -164,7 +164,7 @@ static long user_frame(struct sprof *sp, const struct mb_sym *s)
 	char label[FOLD_LABEL_MAX];
 	struct sp_frame f = { .name = (char *)s->name, .why = s->why, .offset = s->offset,
 			      .sym_off = s->sym_off, .label = label, .file = (char *)s->file,
-			      .line = s->line };
+			      .line = s->line, .inline_depth = s->inline_depth };
 	int32_t map = map_get(sp, s->dso, s->build_id);
 
 	if (map < -1)

@@ -32,6 +32,8 @@ struct sp_frame {
 	bool kernel;     /* "[sys] NAME": kernel time of a syscall, from the ledger */
 	char *file;      /* source file (DWARF), or NULL */
 	uint32_t line;   /* 0 when unknown */
+	uint16_t inline_depth; /* 0: a physical function; k: inlined k levels into it, at the
+				* same address as the frames after it down to depth 0 */
 	char *label;     /* display label: the report's function name for this frame */
 };
 

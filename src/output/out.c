@@ -200,6 +200,20 @@ out_done:
 	return ctx.err;
 }
 
+static void print_summary(const struct report *r, const struct runs_summary *rs,
+			  const char *dir)
+{
+	report_print_summary(stdout, r);
+	if (rs)
+		runs_print(stdout, rs);
+	if (dir)
+		printf("\n(a summary: the whole report is in %s/report.txt, and on the terminal "
+		       "with --full)\n", dir);
+	else
+		printf("\n(a summary: the whole report with --full, or in report.txt beside the "
+		       "page with --out DIR)\n");
+}
+
 int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs,
 	       const struct sprof *sp)
 {
@@ -212,6 +226,10 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	progress_clear();
 	if (!mem) {
 		/* the report still gets out; only the artifacts need the copy */
+		if (!o->full) {
+			print_summary(r, rs, o->out_dir);
+			return o->out_dir ? -ENOMEM : 0;
+		}
 		report_print(stdout, r);
 		if (rs)
 			runs_print(stdout, rs);
@@ -221,13 +239,18 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 	if (rs)
 		runs_print(mem, rs);
 	fclose(mem);
-	fwrite(text, 1, len, stdout);
+	/* the terminal gets the summary; report.txt (and --full) the whole */
+	if (o->full)
+		fwrite(text, 1, len, stdout);
+	else
+		print_summary(r, rs, o->out_dir);
 	fflush(stdout);
 	if (o->out_dir) {
 		err = out_write(o->out_dir, r, rs, sp, text, len);
 		if (!err && !o->quiet)
-			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms; the page: "
-				"%s/report.html\n", o->out_dir, mono_ms() - t0, o->out_dir);
+			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms; the whole "
+				"report: %s/report.txt; the page: %s/report.html\n", o->out_dir,
+				mono_ms() - t0, o->out_dir, o->out_dir);
 	}
 	free(text);
 	return err;

@@ -99,6 +99,12 @@ static void strtab_free(struct strtab *t)
 	free(t->slots);
 }
 
+/* A location's inline chain: n frame indexes at pb.chain[start], innermost first. */
+struct loc_key {
+	size_t start;
+	uint32_t n;
+};
+
 /* Everything the Profile message points to, freed at once. */
 struct pb {
 	Profile prof;
@@ -109,6 +115,12 @@ struct pb {
 	Mapping **mapp;
 	Location *locs;
 	Location **locp;
+	struct loc_key *lk;  /* per location */
+	size_t nlocs, lk_cap;
+	uint32_t *chain;     /* the locations' frames, back to back */
+	size_t nchain, chain_cap;
+	size_t *loc_slots;   /* open addressing over lk: index + 1 */
+	size_t loc_size;
 	Line *lines;
 	Line **linep;
 	Function *funcs;
@@ -133,6 +145,9 @@ static void pb_free(struct pb *b)
 	free(b->mapp);
 	free(b->locs);
 	free(b->locp);
+	free(b->lk);
+	free(b->chain);
+	free(b->loc_slots);
 	free(b->lines);
 	free(b->linep);
 	free(b->funcs);
@@ -244,32 +259,128 @@ static int build_mappings(struct pb *b, const struct sprof *sp, size_t *nmaps)
 	return 0;
 }
 
-/* One location per interned frame (id = frame index + 1), one line each. */
+/*
+ * Locations: one per address, its inline chain in its line list (innermost first, as
+ * profile.proto says: the last line is the function the code is physically in), so pprof folds
+ * inlined functions into their callers (-noinlines) and lists them (-lines).  A chain is a run of
+ * a stack's frames at one address: those with inline_depth > 0, then the physical one.
+ */
+static uint32_t chain_len(const struct sprof *sp, const uint32_t *fr, uint32_t nr)
+{
+	uint32_t n = 1;
+
+	while (n < nr) {
+		const struct sp_frame *in = &sp->frames[fr[n - 1]], *out = &sp->frames[fr[n]];
+
+		if (!in->inline_depth || in->kernel || out->kernel || in->map != out->map ||
+		    in->offset != out->offset)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static uint64_t chain_hash(const uint32_t *fr, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ fr[i]) * 1099511628211ull;
+	return h;
+}
+
+static int loc_index_grow(struct pb *b)
+{
+	size_t size = b->loc_size ? b->loc_size * 2 : 1024;
+	size_t *slots = calloc(size, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nlocs; i++) {
+		size_t h = chain_hash(&b->chain[b->lk[i].start], b->lk[i].n) & (size - 1);
+
+		while (slots[h])
+			h = (h + 1) & (size - 1);
+		slots[h] = i + 1;
+	}
+	free(b->loc_slots);
+	b->loc_slots = slots;
+	b->loc_size = size;
+	return 0;
+}
+
+/* The location id of a chain of n frames (added when new); 0 on ENOMEM. */
+static uint64_t loc_get(struct pb *b, const uint32_t *fr, uint32_t n)
+{
+	size_t h;
+
+	if ((b->nlocs + 1) * 2 > b->loc_size && loc_index_grow(b))
+		return 0;
+	for (h = chain_hash(fr, n) & (b->loc_size - 1); b->loc_slots[h];
+	     h = (h + 1) & (b->loc_size - 1)) {
+		const struct loc_key *k = &b->lk[b->loc_slots[h] - 1];
+
+		if (k->n == n && !memcmp(&b->chain[k->start], fr, n * sizeof(*fr)))
+			return b->loc_slots[h];
+	}
+	if (mb_grow((void **)&b->lk, &b->lk_cap, b->nlocs + 1, sizeof(*b->lk), 256) ||
+	    mb_grow((void **)&b->chain, &b->chain_cap, b->nchain + n, sizeof(*b->chain), 1024))
+		return 0;
+	memcpy(&b->chain[b->nchain], fr, n * sizeof(*fr));
+	b->lk[b->nlocs].start = b->nchain;
+	b->lk[b->nlocs].n = n;
+	b->nchain += n;
+	b->loc_slots[h] = ++b->nlocs;
+	return b->nlocs;
+}
+
+/* A stack's location ids into ids (at most nr); their number, or -ENOMEM. */
+static long stack_locations(struct pb *b, const struct sprof *sp, const uint32_t *fr,
+			    uint32_t nr, uint64_t *ids)
+{
+	long n = 0;
+
+	for (uint32_t f = 0; f < nr;) {
+		uint32_t len = chain_len(sp, fr + f, nr - f);
+
+		ids[n] = loc_get(b, fr + f, len);
+		if (!ids[n++])
+			return -ENOMEM;
+		f += len;
+	}
+	return n;
+}
+
+/* The Location messages of the chains found, once every sample has its ids. */
 static int build_locations(struct pb *b, const struct sprof *sp)
 {
-	b->locs = calloc(sp->nframes + 1, sizeof(*b->locs));
-	b->locp = calloc(sp->nframes + 1, sizeof(*b->locp));
-	b->lines = calloc(sp->nframes + 1, sizeof(*b->lines));
-	b->linep = calloc(sp->nframes + 1, sizeof(*b->linep));
+	b->locs = calloc(b->nlocs + 1, sizeof(*b->locs));
+	b->locp = calloc(b->nlocs + 1, sizeof(*b->locp));
+	b->lines = calloc(b->nchain + 1, sizeof(*b->lines));
+	b->linep = calloc(b->nchain + 1, sizeof(*b->linep));
 	if (!b->locs || !b->locp || !b->lines || !b->linep)
 		return -ENOMEM;
-	for (size_t i = 0; i < sp->nframes; i++) {
-		const struct sp_frame *f = &sp->frames[i];
+	for (size_t i = 0; i < b->nlocs; i++) {
+		const struct loc_key *k = &b->lk[i];
+		const struct sp_frame *f = &sp->frames[b->chain[k->start]];
 		Location *l = &b->locs[i];
-		Line *ln = &b->lines[i];
 
 		perftools__profiles__location__init(l);
-		perftools__profiles__line__init(ln);
 		l->id = i + 1;
 		if (f->map >= 0 && b->map_of[f->map]) {
 			l->mapping_id = b->map_of[f->map];
 			l->address = l->mapping_id * MAP_SPAN + f->offset;
 		}
-		ln->function_id = b->func_of[i];
-		ln->line = f->line;
-		b->linep[i] = ln;
-		l->n_line = 1;
-		l->line = &b->linep[i];
+		for (uint32_t j = 0; j < k->n; j++) {
+			Line *ln = &b->lines[k->start + j];
+
+			perftools__profiles__line__init(ln);
+			ln->function_id = b->func_of[b->chain[k->start + j]];
+			ln->line = sp->frames[b->chain[k->start + j]].line;
+			b->linep[k->start + j] = ln;
+		}
+		l->n_line = k->n;
+		l->line = &b->linep[k->start];
 		b->locp[i] = l;
 	}
 	return 0;
@@ -322,15 +433,18 @@ static int build_samples(struct pb *b, const struct sprof *sp)
 			const struct sp_stack *st = kernel ? NULL : &p->stacks[i];
 			const uint32_t *fr = kernel ? site->frames : st->frames;
 			uint32_t nr = kernel ? site->nr : st->nr;
+			long got;
 
 			if (kernel && !site->cpu_ns)
 				continue;
 			perftools__profiles__sample__init(s);
 			s->location_id = &b->locids[li];
-			if (kernel)
-				b->locids[li++] = site->frame + 1;
-			for (uint32_t f = 0; f < nr; f++)
-				b->locids[li++] = fr[f] + 1;
+			if (kernel && !(b->locids[li++] = loc_get(b, &site->frame, 1)))
+				return -ENOMEM;
+			got = stack_locations(b, sp, fr, nr, &b->locids[li]);
+			if (got < 0)
+				return -ENOMEM;
+			li += got;
 			s->n_location_id = &b->locids[li] - s->location_id;
 			s->value = &b->values[2 * b->nsamples];
 			s->n_value = 2;
@@ -388,9 +502,9 @@ int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char *
 	if (!err)
 		err = build_mappings(&b, sp, &nmaps);
 	if (!err)
-		err = build_locations(&b, sp);
-	if (!err)
 		err = build_samples(&b, sp);
+	if (!err)
+		err = build_locations(&b, sp);
 	snprintf(comment, sizeof(comment),
 		 "muxbpf %s: %s (%s), %d Hz user-only cpu-clock, %d run%s", MUXBPF_VERSION,
 		 r->target ? r->target : "?", r->version && *r->version ? r->version : "?", sp->freq, sp->nruns,
@@ -411,7 +525,7 @@ int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char *
 	b.prof.sample = b.samplep;
 	b.prof.n_mapping = nmaps;
 	b.prof.mapping = b.mapp;
-	b.prof.n_location = sp->nframes;
+	b.prof.n_location = b.nlocs;
 	b.prof.location = b.locp;
 	b.prof.n_function = b.nfuncs;
 	b.prof.function = b.funcp;

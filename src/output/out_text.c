@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The terminal report (report.txt): header, phase table, ledgers, views. */
+/* The text report (report.txt, and with --full the terminal's): header, phase table, ledgers,
+ * views; and the terminal's default summary of it. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -289,7 +290,7 @@ static void format_ci(char *buf, size_t size, const struct stats_ci *ci)
  * than the share itself.
  */
 static void print_view(FILE *f, const struct report *r, const struct report_phase *p,
-		       enum fold_by by)
+		       enum fold_by by, int top)
 {
 	const struct fold_table *t = &p->fold;
 	static const char *const title[FOLD_BY__COUNT] = {
@@ -300,7 +301,7 @@ static void print_view(FILE *f, const struct report *r, const struct report_phas
 	char sci[16], tci[16];
 
 	fprintf(f, "  %7s %6s %7s %6s  %s\n", "self%", "+-", "total%", "+-", title[by]);
-	for (size_t i = 0; i < v->n && (int)i < r->top; i++) {
+	for (size_t i = 0; i < v->n && (int)i < top; i++) {
 		if (!v->rows[i].self || stats_pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
 		struct stats_ci ci;
@@ -395,7 +396,8 @@ static void print_symbols(FILE *f, const struct report *r)
 	}
 }
 
-static void print_functions(FILE *f, const struct report *r, const struct report_phase *p)
+/* A phase's first lines: its samples, what they name, and what the +- columns are. */
+static void print_phase_head(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct fold_table *t = &p->fold;
 	uint64_t lost = p->stats.dropped[MUXBPF_DROP_COUNTS_FULL];
@@ -424,14 +426,19 @@ static void print_functions(FILE *f, const struct report *r, const struct report
 	else if (t->samples)
 		fprintf(f, "  shares: +- = 95%% interval in points (Wilson, from %" PRIu64
 			   " samples); ? = the interval is wider than the share\n", t->samples);
+}
+
+static void print_functions(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	print_phase_head(f, r, p);
 	print_accounting(f, p);
 	print_walks(f, p);
-	if (!t->samples)
+	if (!p->fold.samples)
 		return;
 	for (int by = 0; by < FOLD_BY__COUNT; by++)
 		if (r->by & FOLD_VIEW(by))
-			print_view(f, r, p, by);
-	print_unnamed(f, t);
+			print_view(f, r, p, by, r->top);
+	print_unnamed(f, &p->fold);
 }
 
 /*
@@ -439,7 +446,7 @@ static void print_functions(FILE *f, const struct report *r, const struct report
  * stolen - runtime before switch-in (counted in on-CPU by the kernel and off the CPU by the
  * tracepoints) + leftover.
  */
-static void print_balance(FILE *f, const struct report_phase *p)
+static void print_ledger_line(FILE *f, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
 	double lpct = stats_pct(l->leftover_ns, l->thread_wall_ns);
@@ -452,6 +459,13 @@ static void print_balance(FILE *f, const struct report_phase *p)
 		ms(l->user_ns), ms(l->sys_cpu_ns), ms(l->site_walk_ns), ms(l->sys_off_ns),
 		ms(l->preempt_user_ns), l->switch_path_ns / 1e6, ms(l->stolen_ns),
 		ms(l->sys_stolen_ns), ms(l->rt_before_in_ns), l->leftover_ns / 1e6, lpct);
+}
+
+static void print_balance(FILE *f, const struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	print_ledger_line(f, p);
 	fprintf(f, "  runqueue wait %.2f ms (sched_info, exact); switches: %" PRIu64
 		   " voluntary, %" PRIu64 " involuntary; page faults: %" PRIu64 " minor, %" PRIu64
 		   " major (handled in user time)\n",
@@ -537,7 +551,7 @@ static void print_sys_legend(FILE *f, const struct report_phase *p, enum report_
 			   "run, or figures per run over the runs)\n");
 }
 
-static void print_syscalls(FILE *f, const struct report *r, const struct report_phase *p)
+static void print_syscalls(FILE *f, const struct report_phase *p, int top)
 {
 	const struct phase_ledger *l = &p->ledger;
 	struct report_sys_ci ci;
@@ -548,7 +562,7 @@ static void print_syscalls(FILE *f, const struct report *r, const struct report_
 	print_sys_legend(f, p, report_sys_ci(p, 0, &ci));
 	fprintf(f, "  %-20s %9s %11s %11s %7s %7s %10s %8s\n", "syscall", "calls", "on-CPU ms",
 		"wall ms", "share", "+-", "us/call", "+-");
-	for (size_t i = 0; i < l->nsys && (int)i < r->top; i++) {
+	for (size_t i = 0; i < l->nsys && (int)i < top; i++) {
 		const struct ledger_sys_row *y = &l->sys[i];
 		enum report_sys_from from = report_sys_ci(p, i, &ci);
 
@@ -628,17 +642,23 @@ static void print_ledger(FILE *f, const struct report *r, const struct report_ph
 		return;
 	print_balance(f, p);
 	print_wakeups(f, &p->ledger);
-	print_syscalls(f, r, p);
+	print_syscalls(f, p, r->top);
 	print_sites(f, r, p);
 }
 
-void report_print(FILE *f, const struct report *r)
+/* The parts before the phases' sections, the same in the full report and the summary. */
+static void print_front(FILE *f, const struct report *r)
 {
 	print_header(f, r);
 	report_print_live(f, r);
 	print_table(f, r);
 	print_check(f, r);
 	print_rounds(f, r);
+}
+
+void report_print(FILE *f, const struct report *r)
+{
+	print_front(f, r);
 	print_symbols(f, r);
 	report_print_softcode_header(f, r);
 	if (!r->profiled)
@@ -649,4 +669,42 @@ void report_print(FILE *f, const struct report *r)
 		print_ledger(f, r, &r->phases[i]);
 		report_print_cost(f, &r->phases[i]);
 	}
+}
+
+static int at_most(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * A phase in the summary: its head, the first view asked for (the softcode views when no
+ * other is) in at most SUMMARY_ROWS rows, the top SUMMARY_SYSCALLS syscalls, the ledger's
+ * balance and the profiler's cost, one line each.
+ */
+static void print_phase_summary(FILE *f, const struct report *r, const struct report_phase *p)
+{
+	int by = 0;
+
+	print_phase_head(f, r, p);
+	while (by < FOLD_BY__COUNT && !(r->by & FOLD_VIEW(by)))
+		by++;
+	if (p->fold.samples && by < FOLD_BY__COUNT)
+		print_view(f, r, p, by, at_most(r->top, SUMMARY_ROWS));
+	else if (by == FOLD_BY__COUNT)
+		report_print_softcode(f, r, p);
+	if (p->has_ledger) {
+		print_syscalls(f, p, at_most(r->top, SUMMARY_SYSCALLS));
+		print_ledger_line(f, p);
+	}
+	report_print_cost_line(f, p);
+}
+
+void report_print_summary(FILE *f, const struct report *r)
+{
+	print_front(f, r);
+	report_print_softcode_header(f, r);
+	if (!r->profiled)
+		return;
+	for (int i = 0; i < r->nphases; i++)
+		print_phase_summary(f, r, &r->phases[i]);
 }

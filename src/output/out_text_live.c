@@ -58,7 +58,7 @@ void report_print_live(FILE *f, const struct report *r)
  * the calibration window) the BPF figure is the estimate from the programs' own counts; with
  * them on all through the window (--bpf-stats) it is the statistics', the estimate beside it.
  */
-void report_print_cost(FILE *f, const struct report_phase *p)
+void report_print_cost_line(FILE *f, const struct report_phase *p)
 {
 	const struct mb_cost *c = &p->cost;
 	const struct mb_cost_est *e = &c->est;
@@ -98,6 +98,17 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 	fprintf(f, "; sampler %" PRIu64 " runs, ledger %" PRIu64 " runs in netmux's context; "
 		"muxbpf %.2f ms CPU = %.3f%% of a core\n", c->stats ? c->sampler_runs : e->samples, e->target_runs,
 		c->self_cpu_ns / 1e6, stats_pct(c->self_cpu_ns, c->wall_ns));
+}
+
+void report_print_cost(FILE *f, const struct report_phase *p)
+{
+	const struct mb_cost_est *e = &p->cost.est;
+
+	if (!p->cost.valid)
+		return;
+	report_print_cost_line(f, p);
+	if (!p->cost.stats && !e->valid)
+		return;
 	if (e->valid)
 		fprintf(f, "  bystanders: %" PRIu64 " early exits for other processes' events, "
 			"%.3f ms in the programs (%.0f ns each, calibrated); the syscall hook's "

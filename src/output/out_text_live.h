@@ -9,6 +9,8 @@
 
 void report_print_live(FILE *f, const struct report *r);
 /* A phase's "profiler cost" line: BPF run time and muxbpf's CPU in the window. */
+void report_print_cost_line(FILE *f, const struct report_phase *p);
+/* That line, then the bystanders' and the estimate corrected for muxbpf's own time. */
 void report_print_cost(FILE *f, const struct report_phase *p);
 /* The phase's on-CPU, syscalls and per-syscall CPU corrected for muxbpf's own time (an
  * estimate, cost_correct()); nothing without the ledger or a calibration. */

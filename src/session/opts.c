@@ -24,15 +24,12 @@
 /* Where make install puts the default target, relative to the installed sbin/muxbpf. */
 #define MUXBPF_INSTALLED_NETMUX "../lib/muxbpf/netmux/netmux"
 
+/* muxbpf run --help, muxbpf attach --help: every option (muxbpf --help: by task, cli/main.c) */
 static const char usage[] =
-	"usage: muxbpf [options]\n"
-	"       muxbpf diff OLD NEW [--out DIR] [--top N]   (OLD, NEW: report.json or its dir)\n"
-	"       muxbpf ab [ab options] A B   (two netmux builds compared; muxbpf ab --help)\n"
-	"       muxbpf gate save|check FILE [gate options] NETMUX   (a baseline file; muxbpf gate "
-	"--help)\n"
+	"usage: muxbpf run [options] [live options]   (run: the same as no subcommand)\n"
 	"       muxbpf attach (--pid PID | --port PORT | --name NAME) [live options] [options]\n"
-	"       muxbpf run [options] [live options]   (the same as no subcommand)\n"
 	"Profile a throwaway netmux phase by phase with BPF, or attach to a running process.\n"
+	"(muxbpf --help: the commands by task; muxbpf ab|gate|diff --help: theirs.)\n"
 	"\n"
 	"Live options (attach, and run after its driven phases):\n"
 	"  --pid PID           attach: the process to profile (any process, netmux or not)\n"
@@ -40,7 +37,7 @@ static const char usage[] =
 	"  --name NAME         attach: the one process named NAME (comm or argv[0])\n"
 	"  --control PATH      phases marked from outside: a Unix socket muxbpf creates at PATH,\n"
 	"                      or fifo:CTL[,ACK] (FIFOs); commands phase NAME, end, stop,\n"
-	"                      status, ping, one reply line each (see README)\n"
+	"                      status, ping, one reply line each (see doc/live.md)\n"
 	"  --interval S        consecutive phases of S seconds, named t+0s, t+Ss, ...\n"
 	"  --duration S        end the run after S seconds (default: at stop or SIGINT)\n"
 	"  --bpf-stats         BPF run-time statistics all through the run (default: a short\n"
@@ -67,7 +64,7 @@ static const char usage[] =
 	"                      as frames of their own), srcfile, line, dso (default function);\n"
 	"                      command (CPU by player command: verb or $-command) and softcode\n"
 	"                      (softcode frames: $-commands and u() attributes) on netmux with\n"
-	"                      DWARF (see \"Profiling a live game's softcode\")\n"
+	"                      DWARF (see doc/softcode.md)\n"
 	"  --exact-commands    --by command: exact on-CPU per command (uprobes on\n"
 	"                      process_command: two hits per command, 1-12 us by machine;\n"
 	"                      their cost is measured and left out: opt-in)\n"
@@ -102,6 +99,9 @@ static const char usage[] =
 	"                      report.html (one self-contained page of it all)\n"
 	"  --runs N            repeat the whole run N times (fresh game each time), report\n"
 	"                      min/median/max and spread per phase, merge the profiles\n"
+	"  --full              the whole report on the terminal, as report.txt has it\n"
+	"                      (default: a summary: the phase and rounds tables, per phase\n"
+	"                      its top 10 rows, top 5 syscalls, ledger and cost lines)\n"
 	"  -q, --quiet         no progress line and no artifact summary\n"
 	"  -v, --verbose       more messages (twice: libbpf debug output)\n"
 	"  -h, --help          this text\n"
@@ -126,6 +126,8 @@ enum { OPT_EXACT_COMMANDS = 1280, OPT_LOGIN };
 
 /* the ledger's hook */
 enum { OPT_SYSCALL_HOOK = 1536 };
+/* the terminal report */
+enum { OPT_FULL = 1537 };
 
 static const struct option longopts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
@@ -162,6 +164,7 @@ static const struct option longopts[] = {
 	{ "max-phase-seconds", required_argument, NULL, OPT_MAX_PHASE_SECONDS },
 	{ "exact-commands", no_argument, NULL, OPT_EXACT_COMMANDS },
 	{ "login", required_argument, NULL, OPT_LOGIN },
+	{ "full", no_argument, NULL, OPT_FULL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -341,6 +344,9 @@ static int parse_one(int c, const char *arg, struct opts *o)
 		return 0;
 	case OPT_LOGIN:
 		o->login = arg;
+		return 0;
+	case OPT_FULL:
+		o->full = true;
 		return 0;
 	case 'q':
 		o->quiet = true;

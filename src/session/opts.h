@@ -24,6 +24,7 @@ struct opts {
 	const char *out_dir; /* --out DIR: write the artifacts there (NULL: none) */
 	int runs;            /* --runs N: whole runs merged into one report (default 1) */
 	bool quiet;          /* --quiet: no progress line, no artifact summary */
+	bool full;           /* --full: the whole report on the terminal, not the summary */
 	int site_every;      /* --site-every: 0 default, -1 never, N: 1 syscall in N */
 	int syscall_hook;    /* --syscall-hook: enum syscall_hook (loader/syscall_hook.h), 0 auto */
 	const char *netmux_user; /* --netmux-user; NULL: the default (as root: muxbpf or nobody) */

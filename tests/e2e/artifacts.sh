@@ -1,7 +1,9 @@
 #!/bin/sh
 # The artifacts of --out as root on the default target, read by their real consumers:
-# go tool pprof (totals equal muxbpf's), headless Chromium (the flame graph renders, a scripted
-# click zooms, a screenshot is kept in BUILD/test-artifacts/), speedscope's JSON schema and the
+# go tool pprof (totals equal muxbpf's; an inline chain is one location, so -noinlines folds it
+# as muxbpf's function view folded would: check_pprof.js), headless Chromium (the flame graph
+# renders, a scripted click zooms, a screenshot is kept in BUILD/test-artifacts/), speedscope's
+# JSON schema and the
 # repo's report schema (ajv, from npm into BUILD/npm), folded stacks against the report's
 # tables, diff of a run against itself, --runs 3 with spread for every phase.
 # Exit 77 = skipped (not root, no BTF).
@@ -32,7 +34,7 @@ validate() { node "$here/validate.js" "$npm_dir/node_modules" "$1" "$2"; }
 # --- one run -------------------------------------------------------------------------------------
 d1=$tmp/one
 t0=$(date +%s%N)
-"$muxbpf" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --out "$d1" \
+"$muxbpf" --full --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --out "$d1" \
 	>"$tmp/one.out" 2>"$tmp/one.err" || { cat "$tmp/one.err"; fail "muxbpf --out exited $?"; }
 echo "one run with --out: $((($(date +%s%N) - t0) / 1000000)) ms; $(tail -1 "$tmp/one.err")"
 cmp -s "$tmp/one.out" "$d1/report.txt" || fail "report.txt differs from what was printed"
@@ -89,6 +91,18 @@ for p in softcode_list attrwrite; do
 	[ "$got" = "$want" ] || fail "pprof phase=$p: $got samples, muxbpf's $want"
 done
 grep -q "Build ID: [0-9a-f]\{40\}" "$tmp/pprof.samples" || fail "pprof shows no build-id"
+# inline chains: one location each, so -noinlines folds them as muxbpf's view folded would
+go tool pprof -raw -sample_index=samples "$d1/profile.pb.gz" >"$tmp/pprof.raw" 2>&1 ||
+	fail "go tool pprof -raw failed"
+for p in attrread softcode_list; do
+	for v in top noinlines; do
+		go tool pprof -top $([ $v = noinlines ] && echo -noinlines) -nodefraction=0 \
+			-nodecount=1000000 -sample_index=samples -tagfocus="phase=^$p\$" \
+			"$d1/profile.pb.gz" >"$tmp/pprof.$p.$v" 2>&1 || fail "go tool pprof -$v failed"
+	done
+	node "$here/check_pprof.js" "$d1" "$p" "$tmp/pprof.$p.top" "$tmp/pprof.$p.noinlines" \
+		"$tmp/pprof.raw" || fail "pprof's inline chains disagree with muxbpf's views"
+done
 grep -q "\[sys\] " "$tmp/pprof.cpu" || fail "no [sys] kernel frame in pprof's cpu view"
 echo "pprof: $want_samples samples and ${got_ms} ms, as muxbpf counts them"
 
@@ -122,7 +136,7 @@ tail -1 "$tmp/self.diff" | grep -q "no change beyond noise" || fail "self diff s
 
 # --- --runs 3 ------------------------------------------------------------------------------------
 d3=$tmp/three
-"$muxbpf" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --runs 3 --max-phase-seconds 0 --out "$d3" -q \
+"$muxbpf" --full --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --runs 3 --max-phase-seconds 0 --out "$d3" -q \
 	>"$tmp/three.out" 2>"$tmp/three.err" || { cat "$tmp/three.err"; fail "--runs 3 exited $?"; }
 sed -n '/^== spread over 3 runs/,$p' "$tmp/three.out" >"$tmp/spread"
 cat "$tmp/spread"

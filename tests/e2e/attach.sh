@@ -51,7 +51,7 @@ mkfifo "$work/serve.in"
 exec 9>"$work/serve.in"
 wait_until 20 test -s "$work/serve.out" || fail "the outside netmux did not start"
 read -r game_pid port <"$work/serve.out"
-"$muxbpf" attach --port "$port" --control "$work/ctl" --freq 4999 --out "$work/attach" -q \
+"$muxbpf" attach --full --port "$port" --control "$work/ctl" --freq 4999 --out "$work/attach" -q \
 	>"$work/attach.out" 2>"$work/attach.err" &
 mux=$!
 "$helper" drive "$port" "$work/ctl" attrread,softcode_arith,dispatch 1 >"$work/drive.out" \
@@ -91,7 +91,7 @@ node "$(dirname "$0")/validate.js" "$out/npm/node_modules" doc/report.schema.jso
 	"$work/attach/report.json" || fail "attach report.json does not match the schema"
 kill -0 "$game_pid" 2>/dev/null || fail "attaching must not stop the game"
 
-"$muxbpf" --phase attrread,softcode_arith,dispatch --scale 1 --freq 4999 --max-phase-seconds 0 --out "$work/throw" -q \
+"$muxbpf" --full --phase attrread,softcode_arith,dispatch --scale 1 --freq 4999 --max-phase-seconds 0 --out "$work/throw" -q \
 	>"$work/throw.out" 2>"$work/throw.err" || fail "throwaway run failed"
 cat >"$work/cmp.js" <<'JS'
 const fs = require('fs');
@@ -155,7 +155,7 @@ mkfifo "$work/thr.in" "$work/c" "$work/a"
 tpid=$!
 exec 8>"$work/thr.in"
 wait_until 5 grep -q ready "$work/threads.out" || fail "threads target did not start"
-"$muxbpf" attach --pid "$tpid" --control "fifo:$work/c,$work/a" --freq 997 \
+"$muxbpf" attach --full --pid "$tpid" --control "fifo:$work/c,$work/a" --freq 997 \
 	>"$work/thr_report.out" 2>"$work/thr_report.err" &
 mux=$!
 ctl() { echo "$1" >"$work/c"; read -r ack <"$work/a"; echo "$ack"; }
@@ -193,7 +193,7 @@ ack=$(timeout 10 sh -c 'read -r ack <"$1" && echo "$ack"' sh "$work/a")
 case $ack in "ok stop t="*) ;; *) fail "stop's ack, read 1 s late: '$ack'" ;; esac
 wait $mux || fail "muxbpf attach --pid (late ack reader) exited $?"
 # maps too small for the run: the warning comes while it runs, and the drops are counted
-"$muxbpf" attach --pid "$tpid" --control "$work/small" --max-samples 16 --max-stacks 16 \
+"$muxbpf" attach --full --pid "$tpid" --control "$work/small" --max-samples 16 --max-stacks 16 \
 	>"$work/small.out" 2>"$work/small.err" &
 mux=$!
 "$helper" ctl "$work/small" phase full >/dev/null || fail "no ack from the small-maps run"
@@ -220,7 +220,7 @@ cp "$threads" "$work/$uniq"
 tpid=$!
 exec 8>"$work/thr2.in"
 wait_until 5 grep -q ready "$work/threads2.out" || fail "threads target did not start"
-"$muxbpf" attach --pid "$tpid" --interval 1 --duration 3.5 >"$work/interval.out" \
+"$muxbpf" attach --full --pid "$tpid" --interval 1 --duration 3.5 >"$work/interval.out" \
 	2>"$work/interval.err" || fail "attach --interval exited $?"
 for w in 't+0s' 't+1s' 't+2s' 't+3s'; do
 	grep -q "^$w " "$work/interval.out" || fail "window $w missing"
@@ -230,7 +230,7 @@ grep -q 'ended by --duration 3.5 s' "$work/interval.out" || fail "--duration did
 # how close t+1s comes to one second of wall time depends on the machine's load (its boundary
 # readings wait for the CPU): shown, not asserted (no test asserts a wall-clock time)
 awk '$1 == "t+1s" { print "t+1s lasted " $2 " s" }' "$work/interval.out"
-"$muxbpf" attach --name "$uniq" >"$work/sigint.out" 2>"$work/sigint.err" &
+"$muxbpf" attach --full --name "$uniq" >"$work/sigint.out" 2>"$work/sigint.err" &
 mux=$!
 # SIGINT once the sampler is attached (its perf event open), not after a fixed time: loading
 # and the unwind tables take longer on a loaded machine
@@ -255,7 +255,7 @@ grep -q "processes are named 'sleep'" "$work/two.err" || fail "no message for tw
 kill $s1 $s2
 
 # ---- 4. muxbpf run --phase none --control: the user drives the game -------------------------
-"$muxbpf" run --phase none --control "$work/rctl" --freq 4999 -q --out "$work/rout" \
+"$muxbpf" run --full --phase none --control "$work/rctl" --freq 4999 -q --out "$work/rout" \
 	>"$work/run.out" 2>"$work/run.err" &
 mux=$!
 st=$("$helper" ctl "$work/rctl" status) || fail "no status from muxbpf run --control"

@@ -1,7 +1,9 @@
 #!/bin/sh
-# Without root: --help, the man page (doc/muxbpf.8) and README.md list the same options; the
-# man page renders without warnings; make install honours PREFIX and DESTDIR; the progress line
-# shows on a terminal (script(1) gives one) and never in a pipe or with --quiet.
+# Without root: run --help and the man page (doc/muxbpf.8) list the same options; muxbpf --help
+# (by task, at most 60 lines) and README.md name only options that some --help lists and the
+# man page explains; the man page renders without warnings; make install honours PREFIX and
+# DESTDIR; the progress line shows on a terminal (script(1) gives one) and never in a pipe or
+# with --quiet.
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -10,24 +12,49 @@ tmp=$(mktemp -d /tmp/muxbpf-cli.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # option names: "--long" and "-x" at the start of a usage entry
-"$muxbpf" --help >"$tmp/help" || fail "--help exited $?"
-grep -E '^  -' "$tmp/help" | sed 's/^  //' | grep -oE '(^|, )--?[a-zA-Z][a-z-]*' | sed 's/^, //' |
-	sort -u >"$tmp/help.opts"
-# the man page: every .TP entry's first line, \- unescaped
-awk '/^\.SH DIFF/ {exit} prev == ".TP" {print} {prev = $0}' doc/muxbpf.8 | sed 's/\\-/-/g' |
-	grep -oE '[ "]--?[a-zA-Z][a-z-]*' | sed 's/^[^-]*//' | sort -u >"$tmp/man.opts"
-# README: the code block under "## Options"
-awk '/^## Options/ {s = 1; next} s && /^```/ {n++; if (n == 2) exit; next} s && n == 1' README.md |
-	grep -E '^  -' | sed 's/^  //' | grep -oE '(^|, )--?[a-zA-Z][a-z-]*' | sed 's/^, //' | sort -u >"$tmp/readme.opts"
-[ "$(wc -l <"$tmp/help.opts")" -ge 20 ] || fail "found only $(wc -l <"$tmp/help.opts") options in --help"
-for doc in man readme; do
-	if ! cmp -s "$tmp/help.opts" "$tmp/$doc.opts"; then
-		echo "--help vs $doc:"
-		diff "$tmp/help.opts" "$tmp/$doc.opts"
-		fail "--help and the $doc list different options"
-	fi
+opts() {
+	grep -E '^  -' | sed 's/^  //' | grep -oE '(^|, )--?[a-zA-Z][a-z-]*' | sed 's/^, //' | sort -u
+}
+longs() { grep -oE -- '--[a-z][a-z-]*[a-z]' | sort -u; }
+for c in run attach ab gate diff; do
+	"$muxbpf" $c --help >"$tmp/help.$c" || fail "muxbpf $c --help exited $?"
 done
-echo "options: --help, muxbpf(8) and README list the same $(wc -l <"$tmp/help.opts") options"
+cmp -s "$tmp/help.run" "$tmp/help.attach" || fail "run --help and attach --help differ"
+opts <"$tmp/help.run" >"$tmp/help.opts"
+cat "$tmp"/help.* | longs >"$tmp/all.opts"
+# the man page: every .TP entry's first line, \- unescaped (OPTIONS and LIVE OPTIONS: run's)
+man_tp() { awk "$1"' prev == ".TP" {print} {prev = $0}' doc/muxbpf.8 | sed 's/\\-/-/g' |
+	grep -oE '[ "]--?[a-zA-Z][a-z-]*' | sed 's/^[^-]*//' | sort -u; }
+man_tp '/^\.SH DIFF/ {exit}' >"$tmp/man.opts"
+man_tp '' | grep -- '^--' >"$tmp/man.all"
+[ "$(wc -l <"$tmp/help.opts")" -ge 20 ] ||
+	fail "found only $(wc -l <"$tmp/help.opts") options in run --help"
+if ! cmp -s "$tmp/help.opts" "$tmp/man.opts"; then
+	echo "run --help vs the man page:"
+	diff "$tmp/help.opts" "$tmp/man.opts"
+	fail "run --help and the man page list different options"
+fi
+# muxbpf --help: by task, short, naming only options that exist
+"$muxbpf" --help >"$tmp/tasks" || fail "--help exited $?"
+[ "$(wc -l <"$tmp/tasks")" -le 60 ] ||
+	fail "muxbpf --help has $(wc -l <"$tmp/tasks") lines (at most 60)"
+for c in run attach ab gate diff; do
+	grep -q "muxbpf $c" "$tmp/tasks" || grep -q "COMMAND --help.*$c" "$tmp/tasks" ||
+		fail "muxbpf --help does not name $c"
+done
+# README.md and muxbpf --help: every option they name is some command's and has a man entry
+for doc in tasks README.md; do
+	f=$tmp/$doc
+	[ "$doc" = README.md ] && f=README.md
+	longs <"$f" | while read -r o; do
+		grep -qx -- "$o" "$tmp/all.opts" || echo "$doc names $o, which no --help lists"
+		grep -qx -- "$o" "$tmp/man.all" || echo "$doc names $o, which the man page does not explain"
+	done >>"$tmp/unknown"
+done
+[ -s "$tmp/unknown" ] && { cat "$tmp/unknown"; fail "options named that do not exist"; }
+echo "options: run --help and muxbpf(8) list the same $(wc -l <"$tmp/help.opts") options;" \
+	"muxbpf --help ($(wc -l <"$tmp/tasks") lines) and README.md name only options of some --help" \
+	"with a man entry"
 
 # the man page renders cleanly
 groff -man -ww -z doc/muxbpf.8 2>"$tmp/groff" || fail "groff failed"

@@ -53,7 +53,7 @@ static_check() { # $1 = page
 run() { # $1 = out dir, then muxbpf's arguments
 	d=$1
 	shift
-	"$muxbpf" "$@" --out "$d" >"$tmp/out" 2>"$tmp/err" ||
+	"$muxbpf" --full "$@" --out "$d" >"$tmp/out" 2>"$tmp/err" ||
 		{ cat "$tmp/err"; fail "muxbpf $* exited $?"; }
 	[ -s "$d/report.html" ] || fail "$d/report.html missing"
 	static_check "$d/report.html"

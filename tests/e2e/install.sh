@@ -25,12 +25,12 @@ chmod -R go+rX "$work/moved"
 bin=$work/moved/sbin/muxbpf
 # softcode_arith at 4999 Hz: tens of samples, nine in ten of them in netmux's own code (create's
 # 2 samples at 997 Hz could both land in libc, and then there was no netmux line to check)
-"$bin" --phase softcode_arith --scale 0.1 --freq 4999 --max-phase-seconds 0 >"$work/out" \
+"$bin" --full --phase softcode_arith --scale 0.1 --freq 4999 --max-phase-seconds 0 >"$work/out" \
 	2>"$work/err" </dev/null || fail "exit $?"
 want="muxbpf: $work/moved/lib/muxbpf/netmux/netmux"
 [ "$(head -1 "$work/out")" = "$want" ] || fail "first line '$(head -1 "$work/out")', expected '$want'"
 grep -q '^softcode_arith ' "$work/out" || fail "no softcode_arith phase in the report"
 grep -Eq '^  netmux +[0-9.]+% +named +[0-9.]+%, file:line +[1-9]' "$work/out" ||
 	fail "no file:line for netmux's frames"
-"$bin" --help 2>&1 | grep -q "make install's copy" || fail "--help does not say where the default is"
+"$bin" run --help 2>&1 | grep -q "make install's copy" || fail "run --help does not say where the default is"
 echo "install: make install DESTDIR, moved: muxbpf runs its own copy of netmux ($want)"

@@ -37,7 +37,7 @@ booting() {
 # start ARGS...: muxbpf in the background; $pid
 start() {
 	before=$(mb_progs)
-	"$muxbpf" "$@" >"$work/out" 2>"$work/err" &
+	"$muxbpf" --full "$@" >"$work/out" 2>"$work/err" &
 	pid=$!
 }
 

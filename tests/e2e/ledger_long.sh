@@ -44,7 +44,7 @@ node -e 'const fs = require("fs");
 	setInterval(() => process.stdout.write(`${process.hrtime.bigint()} ` +
 		`${fs.readFileSync("/proc/stat", "utf8").split(/\s+/)[8]}\n`), 20);' >"$work/steal.log" &
 slog=$!
-"$muxbpf" attach --pid "$tpid" --interval 0.5 --duration "$secs" --freq 99 --out "$work/long" -q \
+"$muxbpf" attach --full --pid "$tpid" --interval 0.5 --duration "$secs" --freq 99 --out "$work/long" -q \
 	>"$work/long.out" 2>"$work/long.err" || { rc=$?; kill "$slog"; fail "muxbpf attach exited $rc"; }
 kill "$slog"
 wait "$slog" 2>/dev/null

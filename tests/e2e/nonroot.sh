@@ -39,7 +39,7 @@ as_user() {
 	chmod 755 "$bin"
 	[ -z "$caps" ] || setcap "$caps=ep" "$bin" || { echo "FAIL: setcap $caps"; exit 1; }
 	setpriv --reuid="$user" --regid="$user" --init-groups --inh-caps=-all \
-		env TMPDIR="$TMPDIR" ${skip_check:+MUXBPF_SKIP_CAP_CHECK=1} "$bin" "$@" \
+		env TMPDIR="$TMPDIR" ${skip_check:+MUXBPF_SKIP_CAP_CHECK=1} "$bin" --full "$@" \
 		>"$work/out" 2>"$work/err" </dev/null
 }
 

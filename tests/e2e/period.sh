@@ -37,7 +37,7 @@ run() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs="$envs $1"; shift; done
 	[ $# -gt 0 ] && shift
 	before=$(mb_progs)
-	env $envs "$muxbpf" --phase dispatch,softcode_arith --scale 1 --max-phase-seconds 0 \
+	env $envs "$muxbpf" --full --phase dispatch,softcode_arith --scale 1 --max-phase-seconds 0 \
 		--freq 1999 -v "$@" >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	cp "$work/$name.err" "$work/err"

@@ -24,7 +24,7 @@ fail_files="$log/out $log/err" fail_lines=150
 progs_before=$(mb_progs)
 # At scale 0.1 the phases spend 5-50 ms in user mode: sample at 4999 Hz so that the busy ones
 # get tens of samples.
-"$muxbpf" --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --out "$log/art" >"$log/out" 2>"$log/err"
+"$muxbpf" --full --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --out "$log/art" >"$log/out" 2>"$log/err"
 rc=$?
 cat "$log/out"
 [ $rc -eq 0 ] || fail "muxbpf exited $rc"

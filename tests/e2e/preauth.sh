@@ -18,7 +18,7 @@ cp "$fake" "$work/fake_mux" && chmod 755 "$work/fake_mux"
 fail() { echo "FAIL: $*"; sed 's/^/    | /' "$work/out" "$work/err" | head -30; exit 1; }
 
 run() { # muxbpf's idle phase on the fake; stdout, stderr in $work/out, $work/err
-	"$out/muxbpf" -v --netmux "$work/fake_mux" --no-profile --phase idle --idle-seconds 0.2 \
+	"$out/muxbpf" --full -v --netmux "$work/fake_mux" --no-profile --phase idle --idle-seconds 0.2 \
 		>"$work/out" 2>"$work/err" </dev/null
 }
 FAKE_MUX_PREAUTH=1 run || fail "limit 1: exit $?"

@@ -39,8 +39,8 @@ run_once() { # $1 = directory, then the target's options (--netmux, --game)
 	d1=$1
 	shift
 	port=$(free_port)
-	"$muxbpf" "$@" --phase none --control "$d1.ctl" --port "$port" --by function,command,softcode \
-		--exact-commands --freq 1999 --out "$d1" -q >"$d1.out" 2>"$d1.err" &
+	"$muxbpf" "$@" --full --phase none --control "$d1.ctl" --port "$port" \
+		--by function,command,softcode --exact-commands --freq 1999 --out "$d1" -q >"$d1.out" 2>"$d1.err" &
 	mpid=$!
 	"$helper" softcode "$port" "$d1.ctl" "$count" >"$d1.helper" 2>&1 || {
 		cat "$d1.helper"; kill "$mpid"; wait "$mpid"; fail "the softcode game failed"; }
@@ -75,7 +75,7 @@ echo "views on $tgt: run and attach"
 }
 
 # --- 1b. a phase in batches: each command row's intervals from the batches' softcode counts -----
-"$muxbpf" --phase dispatch --scale 0.1 --max-phase-seconds 4 --by function,command --exact-commands \
+"$muxbpf" --full --phase dispatch --scale 0.1 --max-phase-seconds 4 --by function,command --exact-commands \
 	--out "$work/batches" -q >"$work/batches.out" 2>"$work/batches.err" ||
 	{ cat "$work/batches.err"; fail "dispatch in batches with --by command: muxbpf exited $?"; }
 node -e '
@@ -113,7 +113,7 @@ if [ $# -ge 5 ]; then set -- "$3" "$5"; else set --; fi
 exec 9>"$work/serve.in"
 for i in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 read -r spid sport <"$work/serve.out" || fail "helper_live serve did not start"
-"$muxbpf" attach --port "$sport" --control "$work/actl" --by command,softcode --freq 1999 --out "$work/att" \
+"$muxbpf" attach --full --port "$sport" --control "$work/actl" --by command,softcode --freq 1999 --out "$work/att" \
 	-q >"$work/att.out" 2>"$work/att.err" &
 apid=$!
 count=600 "$helper" softcode "$sport" "$work/actl" 600 >"$work/att.helper" 2>&1 ||
@@ -214,7 +214,7 @@ chmod 755 "$work/bin" "$work/debug"
 objcopy --only-keep-debug "$src/netmux" "$work/netmux.debug" || fail "objcopy --only-keep-debug"
 strip --strip-all -o "$work/bin/netmux" "$src/netmux" || fail "strip"
 for f in libmux.so slave stubslave; do ln -s "$(realpath "$src/$f")" "$work/bin/$f"; done
-"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 \
+"$muxbpf" --full --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 \
 	--by function,command,softcode >"$work/strip.out" 2>"$work/strip.err" ||
 	{ cat "$work/strip.err"; fail "stripped netmux: muxbpf exited $?"; }
 n=$(grep -c 'softcode views unavailable' "$work/strip.out")
@@ -225,7 +225,7 @@ grep -q 'STRIPPED, no debuginfo' "$work/strip.out" || fail "stripped netmux: no 
 id=$(readelf -n "$work/bin/netmux" | sed -n 's/^ *Build ID: *//p')
 mkdir -p "$work/debug/.build-id/$(echo "$id" | cut -c1-2)"
 mv "$work/netmux.debug" "$work/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
-"$muxbpf" --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 --by command \
+"$muxbpf" --full --netmux "$work/bin/netmux" --phase softcode_list --scale 0.05 --max-phase-seconds 0 --by command \
 	--debug-dir "$work/debug" >"$work/dbg.out" 2>"$work/dbg.err" ||
 	{ cat "$work/dbg.err"; fail "stripped netmux with --debug-dir: muxbpf exited $?"; }
 grep -q '^softcode: commands read from mudstate' "$work/dbg.out" ||

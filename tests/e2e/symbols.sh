@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 need_root_bpf
 fail_files="$tmp/out $tmp/err"
-run() { "$muxbpf" --max-phase-seconds 0 "$@" >"$tmp/out" 2>"$tmp/err" || fail "muxbpf $* exited $?"; }
+run() { "$muxbpf" --full --max-phase-seconds 0 "$@" >"$tmp/out" 2>"$tmp/err" || fail "muxbpf $* exited $?"; }
 # the rows of one view of one phase: "self% total% label" (the +- interval columns left out)
 view() { # $1 phase, $2 view title
 	sed -n "/^== $1:/,/^== /p" "$tmp/out" | awk -v t="$2" '

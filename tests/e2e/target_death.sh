@@ -20,7 +20,7 @@ kill_in() {
 	name=$1 phase=$2 ready=$3 delay=$4
 	shift 4
 	before=$(mb_progs)
-	"$muxbpf" "$@" >"$work/out" 2>"$work/err" &
+	"$muxbpf" --full "$@" >"$work/out" 2>"$work/err" &
 	pid=$!
 	wait_until 60 "$ready" || bad "$name" "$phase never started"
 	sleep "$delay"

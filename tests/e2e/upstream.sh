@@ -19,7 +19,7 @@ export TMPDIR=$work/tmp
 fail_files="$work/out $work/err" fail_lines=150
 
 progs_before=$(mb_progs)
-"$muxbpf" --netmux "$game/bin/netmux" --game "$game" --phase all --scale 0.1 --idle-seconds 1 \
+"$muxbpf" --full --netmux "$game/bin/netmux" --game "$game" --phase all --scale 0.1 --idle-seconds 1 \
 	--freq 4999 --out "$work/art" >"$work/out" 2>"$work/err"
 rc=$?
 [ $rc -eq 0 ] || fail "muxbpf exited $rc on upstream's netmux"
