@@ -15,6 +15,18 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+/* The tgid filter both floors run: one compare against tgid, then return 0. */
+#define FLOOR_FILTER(tgid)                                                                    \
+	{                                                                                     \
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },         \
+		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },     \
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,          \
+		  .imm = (int)(tgid) },                                                        \
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },      \
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },      \
+		{ .code = BPF_JMP | BPF_EXIT },                                               \
+	}
+
 /*
  * The floor programs, as instructions: nothing to compile.  filter: the tgid compare every
  * ledger program starts with (bpf_get_current_pid_tgid() >> 32 against a constant).
@@ -25,15 +37,7 @@ static inline int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct bpf_insn filt[] = {
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
-		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,
-		  .imm = (int)tgid },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
+	struct bpf_insn filt[] = FLOOR_FILTER(tgid);
 	LIBBPF_OPTS(bpf_prog_load_opts, o);
 	char name[64];
 	int fd, lfd;
@@ -68,15 +72,7 @@ static inline int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
  */
 static inline int load_fentry_floor(bool fexit, __u32 tgid)
 {
-	struct bpf_insn filt[] = {
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
-		{ .code = BPF_ALU64 | BPF_RSH | BPF_K, .dst_reg = BPF_REG_0, .imm = 32 },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 1,
-		  .imm = (int)tgid },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
+	struct bpf_insn filt[] = FLOOR_FILTER(tgid);
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
 	struct btf *vm = btf__load_vmlinux_btf();

@@ -518,11 +518,14 @@ static int64_t file_offset(const char *exe, uint64_t vaddr)
 	return off;
 }
 
-/* A uprobe on exe at ELF address vaddr, cookie its bpf_get_attach_cookie(). */
-static int add_probe_cookie(struct softcode *sc, struct bpf_program *prog, pid_t pid,
-			    const char *exe, uint64_t vaddr, uint64_t cookie)
+/*
+ * A uprobe (or, with ret, a uretprobe) on exe at ELF address vaddr, cookie its
+ * bpf_get_attach_cookie().
+ */
+static int attach_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid,
+			const char *exe, uint64_t vaddr, uint64_t cookie, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie, .retprobe = ret);
 	int64_t off = file_offset(exe, vaddr);
 	struct bpf_link *l;
 
@@ -532,40 +535,31 @@ static int add_probe_cookie(struct softcode *sc, struct bpf_program *prog, pid_t
 	if (!l) {
 		int err = -errno;
 
-		pr_err("failed to attach uprobe %s at %s+0x%llx: %s", bpf_program__name(prog), exe,
-		       (unsigned long long)off, strerror(-err));
+		pr_err("failed to attach %s %s at %s+0x%llx: %s", ret ? "uretprobe" : "uprobe",
+		       bpf_program__name(prog), exe, (unsigned long long)off, strerror(-err));
 		return err;
 	}
 	sc->links[sc->nlinks++] = l;
 	return 0;
 }
 
+static int add_probe_cookie(struct softcode *sc, struct bpf_program *prog, pid_t pid,
+			    const char *exe, uint64_t vaddr, uint64_t cookie)
+{
+	return attach_probe(sc, prog, pid, exe, vaddr, cookie, false);
+}
+
 static int add_probe(struct softcode *sc, struct bpf_program *prog, pid_t pid, const char *exe,
 		     uint64_t vaddr)
 {
-	return add_probe_cookie(sc, prog, pid, exe, vaddr, 0);
+	return attach_probe(sc, prog, pid, exe, vaddr, 0, false);
 }
 
 /* A uretprobe on the function at ELF address vaddr of exe. */
 static int add_retprobe(struct softcode *sc, struct bpf_program *prog, pid_t pid,
 			const char *exe, uint64_t vaddr)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = true);
-	int64_t off = file_offset(exe, vaddr);
-	struct bpf_link *l;
-
-	if (off < 0 || sc->nlinks >= (int)(sizeof(sc->links) / sizeof(sc->links[0])))
-		return off < 0 ? (int)off : -E2BIG;
-	l = bpf_program__attach_uprobe_opts(prog, pid, exe, off, &uo);
-	if (!l) {
-		int err = -errno;
-
-		pr_err("failed to attach uretprobe %s at %s+0x%llx: %s", bpf_program__name(prog),
-		       exe, (unsigned long long)off, strerror(-err));
-		return err;
-	}
-	sc->links[sc->nlinks++] = l;
-	return 0;
+	return attach_probe(sc, prog, pid, exe, vaddr, 0, true);
 }
 
 /*
