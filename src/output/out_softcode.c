@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The softcode views in the text report and in report.json. */
+/* The softcode views in the text report and in report.json: the report's rows and intervals
+ * (report_softcode_rows), formatted. */
 #include <inttypes.h>
 #include <stdio.h>
 #include "base/json.h"
@@ -26,42 +27,6 @@ static const char *ci_source(const struct report_phase *p, char *buf, size_t siz
 	return buf;
 }
 
-/* A command row's share and us/cmd intervals, and where each comes from. */
-struct cmd_ci {
-	struct stats_ci share, us;
-	bool share_batches; /* the batches widened the share's (design factor or their spread) */
-	bool us_batches;    /* us: the t interval over the batches, not the samples' */
-};
-
-/*
- * The phase's batches where its command rows have them (sc_row_batches_ci: the row's own
- * spread); else Wilson widened by the phase's design factor, and us/cmd the samples' interval
- * of the exact figure (sc_cpu_per_cmd_ci).
- */
-static void command_ci(const struct report_phase *p, const struct sc_rows *rows,
-		       const struct sc_row *row, struct cmd_ci *out)
-{
-	const struct report_rounds *rr = &p->rounds;
-	struct stats_ci share, us;
-	bool from;
-
-	out->us_batches = false;
-	out->share_batches = report_sampled_ci(p, row->samples, rows->samples, &out->share);
-	if (rr->sc_cum) {
-		sc_row_batches_ci(rr->sc_cum, rr->nsc, row->label, &share, &from, &us);
-		if (share.valid) {
-			out->share = share;
-			out->share_batches = from;
-		}
-		if (us.valid && row->runs) {
-			out->us = us;
-			out->us_batches = true;
-			return;
-		}
-	}
-	sc_cpu_per_cmd_ci(row, &out->share, p->oncpu_ns, &out->us);
-}
-
 /* A share's interval in report.json: [lo, hi] in percent, wider than the share, and whence. */
 static void json_share_ci(struct jw *w, const struct stats_ci *ci, bool batches)
 {
@@ -70,8 +35,8 @@ static void json_share_ci(struct jw *w, const struct stats_ci *ci, bool batches)
 	jw_kstr(w, "share_ci_from", batches ? "batches" : "wilson");
 }
 
-/* A command row's us/cmd with its interval (command_ci), null without runs. */
-static void json_cpu_per_cmd(struct jw *w, const struct cmd_ci *c)
+/* A command row's us/cmd with its interval (report_sc_ci), null without runs. */
+static void json_cpu_per_cmd(struct jw *w, const struct report_sc_ci *c)
 {
 	jw_key(w, "cpu_per_cmd_us");
 	if (!c->us.valid) {
@@ -184,9 +149,8 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			"command");
 	for (size_t i = 0; i < rows->n && (int)i < r->top; i++) {
 		const struct sc_row *row = &rows->v[i];
-		struct cmd_ci c;
+		const struct report_sc_ci c = p->sc_command_ci[i];
 
-		command_ci(p, rows, row, &c);
 		fmt_ci(ci, sizeof(ci), &c.share);
 		if (d->exact) {
 			if (c.us.valid)
@@ -215,14 +179,10 @@ static void print_paths(FILE *f, const struct report *r, const struct report_pha
 	fprintf(f, "  by softcode (samples by softcode frames, outermost first; share +- its 95%% "
 		   "interval (%s), ? = wider than the share):\n  %8s %6s %6s  %s\n",
 		ci_source(p, src, sizeof(src)), "samples", "share", "+-", "softcode");
-	for (size_t i = 0; i < rows->n && (int)i < r->top; i++) {
-		struct stats_ci share;
-
-		report_sampled_ci(p, rows->v[i].samples, rows->samples, &share);
+	for (size_t i = 0; i < rows->n && (int)i < r->top; i++)
 		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
 			stats_pct(rows->v[i].samples, rows->samples),
-			fmt_ci(ci, sizeof(ci), &share), rows->v[i].label);
-	}
+			fmt_ci(ci, sizeof(ci), &p->sc_path_ci[i].share), rows->v[i].label);
 }
 
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)
@@ -287,15 +247,14 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_key(w, "commands");
 		jw_arr(w);
 		for (size_t j = 0; j < rows->n; j++) {
-			struct cmd_ci c;
+			const struct report_sc_ci *c = &p->sc_command_ci[j];
 
-			command_ci(p, rows, &rows->v[j], &c);
 			jw_obj(w);
 			jw_kstr(w, "command", rows->v[j].label);
 			jw_ku64(w, "samples", rows->v[j].samples);
 			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
-			json_share_ci(w, &c.share, c.share_batches);
-			json_cpu_per_cmd(w, &c);
+			json_share_ci(w, &c->share, c->share_batches);
+			json_cpu_per_cmd(w, c);
 			jw_ku64(w, "runs", rows->v[j].runs);
 			jw_ku64(w, "cpu_ns", rows->v[j].cpu_ns);
 			jw_ku64(w, "task_clock_ns", rows->v[j].clock_ns);
@@ -310,15 +269,13 @@ void json_write_softcode(struct jw *w, const struct report *r)
 		jw_arr(w);
 		rows = &p->sc_paths;
 		for (size_t j = 0; j < rows->n; j++) {
-			struct stats_ci share;
-			bool batches = report_sampled_ci(p, rows->v[j].samples, rows->samples,
-							 &share);
+			const struct report_sc_ci *c = &p->sc_path_ci[j];
 
 			jw_obj(w);
 			jw_kstr(w, "path", rows->v[j].label);
 			jw_ku64(w, "samples", rows->v[j].samples);
 			jw_knum(w, "share_pct", stats_pct(rows->v[j].samples, rows->samples));
-			json_share_ci(w, &share, batches);
+			json_share_ci(w, &c->share, c->share_batches);
 			jw_obj_end(w);
 		}
 		jw_arr_end(w);

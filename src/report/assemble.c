@@ -119,13 +119,51 @@ static int fill_sys_ci(struct report_phase *rp, const struct window *w, unsigned
 	return 0;
 }
 
+/* The stack rule's view of one count: between commands by its resolved stack. */
+struct between_ctx {
+	const struct mb_profile *prof;
+	const struct mb_resolved *res;
+	const struct sample_index *ix;
+};
+
+static bool count_between(const struct sc_count *c, void *ctx)
+{
+	const struct between_ctx *b = ctx;
+	const struct mb_rstack *st = sc_count_stack(c, b->prof, b->res, b->ix);
+
+	return st && sc_stack_between(st->frames, st->n);
+}
+
+/*
+ * The report's copy of a set of softcode counts, with the default mode's stack rule
+ * (softcode_stacks.h) applied when rule is given: the run's counts stay as read.  *moved: the
+ * samples the rule moved between commands.  0 or -ENOMEM.
+ */
+static int counts_by_rule(const struct sc_count *v, size_t n, const struct between_ctx *rule,
+			  struct sc_count **out, uint64_t *moved)
+{
+	*out = NULL;
+	*moved = 0;
+	if (!n)
+		return 0;
+	*out = malloc(n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, v, n * sizeof(**out));
+	if (rule)
+		*moved = sc_move_between(*out, n, count_between, (void *)rule);
+	return 0;
+}
+
 /*
  * --by command: the phase's command rows at each batch's end, from the marks' softcode counts
  * (the command labels are the final collection's: ids do not change) and the report's own.
- * Nothing unless every mark has its counts.
+ * A mark's counts go through the same stack rule as the report's, so that the batches still add
+ * up to the phase.  Nothing unless every mark has its counts.
  */
 static int fill_command_batches(struct report_rounds *rr, const struct report_phase *rp,
-				const struct window *w, const struct sc_data *d, unsigned int n)
+				const struct window *w, const struct sc_data *d,
+				const struct between_ctx *rule, unsigned int n)
 {
 	if (!d || !d->valid)
 		return 0;
@@ -138,16 +176,23 @@ static int fill_command_batches(struct report_rounds *rr, const struct report_ph
 	rr->nsc = (int)n;
 	for (unsigned int j = 0; j < n; j++) {
 		struct sc_data at = *d;
-		int err;
+		struct sc_count *counts = NULL;
+		uint64_t moved;
+		int err = 0;
 
 		if (j + 1 < n) {
-			at.counts = w->marks[j].sc.counts;
+			err = counts_by_rule(w->marks[j].sc.counts, w->marks[j].sc.ncounts, rule,
+					     &counts, &moved);
+			at.counts = counts;
 			at.ncounts = w->marks[j].sc.ncounts;
 			at.times = w->marks[j].sc.times;
 			at.ntimes = w->marks[j].sc.ntimes;
 		}
-		err = sc_command_rows(&at, rp->id, j + 1 < n ? w->marks[j].oncpu_ns : rp->oncpu_ns,
-				      &rr->sc_cum[j]);
+		if (!err)
+			err = sc_command_rows(&at, rp->id,
+					      j + 1 < n ? w->marks[j].oncpu_ns : rp->oncpu_ns,
+					      &rr->sc_cum[j]);
+		free(counts);
 		if (err)
 			return err;
 	}
@@ -160,7 +205,7 @@ static int fill_command_batches(struct report_rounds *rr, const struct report_ph
  * between them.  A mark holds the fold at its batch's end; the last batch's is the report's.
  */
 static int fill_rounds(struct report *r, struct report_phase *rp, const struct window *w,
-		       const struct sc_data *sc)
+		       const struct between_ctx *rule)
 {
 	struct report_rounds *rr = &rp->rounds;
 	const struct fold_table *cum[ROUNDS_MAX + 1];
@@ -219,11 +264,12 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 		rr->design = rounds_design_factor(&rp->fold.by[rr->judged_by], rp->fold.samples,
 						  rr->ci[rr->judged_by][0], ROUNDS_TOP);
 	if (!err && (r->by & FOLD_VIEW_COMMAND))
-		err = fill_command_batches(rr, rp, w, sc, n);
+		err = fill_command_batches(rr, rp, w, r->softcode, rule, n);
 	return err;
 }
 
-static int fold_all(struct report *r, const struct run *run, const struct mb_resolved *res)
+static int fold_all(struct report *r, const struct run *run, const struct mb_resolved *res,
+		    const struct between_ctx *rule)
 {
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *rp = &r->phases[i];
@@ -235,7 +281,7 @@ static int fold_all(struct report *r, const struct run *run, const struct mb_res
 			return err;
 		rp->other_pid_samples = rp->stats.recorded - rp->fold.samples;
 		if (rp->measured &&
-		    (err = fill_rounds(r, rp, &run->windows[i], &run->softcode)))
+		    (err = fill_rounds(r, rp, &run->windows[i], rule)))
 			return err;
 	}
 	/* leaf DSOs over the whole run: the report's symbols section */
@@ -350,8 +396,8 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 	struct sprof_run in = { .prof = &run->profile, .res = res, .pid = (uint32_t)run->pid,
 				.nphases = r->nphases, .ids = ids, .ledgers = ledgers,
 				.sites = sites, .site_every = r->site_every,
-				.softcode = run->softcode.valid && (r->by & FOLD_VIEW_SOFTCODE)
-						    ? &run->softcode
+				.softcode = r->softcode->valid && (r->by & FOLD_VIEW_SOFTCODE)
+						    ? r->softcode
 						    : NULL,
 				.ix = ix, .add_softcode = sprof_add_softcode };
 
@@ -363,47 +409,46 @@ static int add_to_sprof(struct sprof *sp, const struct report *r, const struct r
 	return sprof_add_run(sp, &in);
 }
 
-/* The stack rule's view of one count: between commands by its resolved stack. */
-struct between_ctx {
-	const struct mb_profile *prof;
-	const struct mb_resolved *res;
-	const struct sample_index *ix;
-};
-
-static bool count_between(const struct sc_count *c, void *ctx)
+/*
+ * The report's own softcode data: the run's, with its own copy of the counts (the default mode's
+ * stack rule moves some of them between commands, softcode_stacks.h); the other arrays are the
+ * run's (the report does not outlive it).
+ */
+static int own_softcode(struct report *r, const struct run *run)
 {
-	const struct between_ctx *b = ctx;
-	const struct mb_rstack *st = sc_count_stack(c, b->prof, b->res, b->ix);
+	struct sc_data *d = calloc(1, sizeof(*d));
 
-	return st && sc_stack_between(st->frames, st->n);
+	r->sc_own = d;
+	r->softcode = d;
+	if (!d)
+		return -ENOMEM;
+	*d = run->softcode;
+	d->counts = NULL;
+	d->moved = 0;
+	return counts_by_rule(run->softcode.counts, run->softcode.ncounts, NULL, &d->counts,
+			      &d->moved);
 }
 
 /*
- * The default softcode mode's stack rule (softcode_stacks.h) on the run's counts, before anything
- * reads them: the final counts and every mark's, so that the batches still add up to the phase.
- * The exact mode's probes already say when a command ran.
+ * The stack rule on the report's final counts, before anything reads them; the marks' counts
+ * get it as their batches' rows are made (fill_command_batches).  The exact mode's probes
+ * already say when a command ran: no rule (NULL).
  */
-static void softcode_stack_rule(struct run *run, const struct mb_resolved *res,
-				const struct sample_index *ix)
+static const struct between_ctx *softcode_stack_rule(struct report *r, struct between_ctx *b)
 {
-	struct between_ctx b = { .prof = &run->profile, .res = res, .ix = ix };
-	struct sc_data *d = &run->softcode;
+	struct sc_data *d = r->sc_own;
 
 	if (!d->valid || d->exact)
-		return;
-	d->moved = sc_move_between(d->counts, d->ncounts, count_between, &b);
-	for (int i = 0; i < run->nwindows; i++)
-		for (unsigned int j = 0; j < run->windows[i].nmarks; j++) {
-			struct sc_data *m = &run->windows[i].marks[j].sc;
-
-			sc_move_between(m->counts, m->ncounts, count_between, &b);
-		}
+		return NULL;
+	d->moved = sc_move_between(d->counts, d->ncounts, count_between, b);
+	return b;
 }
 
-int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp)
+int build_report(struct report *r, const struct opts *o, const struct run *run, struct sprof *sp)
 {
 	struct mb_resolved res = {};
 	struct sample_index ix = {};
+	struct between_ctx between = { .prof = &run->profile, .res = &res, .ix = &ix };
 	struct sites sites = {};
 	struct symbolizer *sym;
 	double t0, t1;
@@ -437,7 +482,9 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	r->period_err = run->profile.period_err;
 	r->unwind = &run->profile.unwind;
 	r->live = run->live.valid ? &run->live : NULL;
-	r->softcode = &run->softcode;
+	err = own_softcode(r, run);
+	if (err)
+		return err;
 	for (int i = 0; i < run->nwindows; i++) {
 		fill_window(&r->phases[r->nphases], &run->windows[i], run, r->profiled);
 		if (r->ledger) {
@@ -460,10 +507,8 @@ int build_report(struct report *r, const struct opts *o, struct run *run, struct
 	/* the softcode counts' join with the resolved stacks: for the stack rule and the artifacts */
 	if (!err && run->softcode.valid)
 		err = sample_index_build(&ix, &run->profile, (uint32_t)run->pid, (uint32_t)run->pid);
-	if (!err) {
-		softcode_stack_rule(run, &res, &ix);
-		err = fold_all(r, run, &res);
-	}
+	if (!err)
+		err = fold_all(r, run, &res, softcode_stack_rule(r, &between));
 	pr_verbose("timing: symbolized %zu distinct stacks (%zu sample keys) in %.1f ms, folded in "
 		   "%.1f ms", run->profile.stacks.n, run->profile.n, t1 - t0, mono_ms() - t1);
 	if (!err && r->ledger)
@@ -497,6 +542,9 @@ void report_free(struct report *r)
 		free(p->rounds.sc_cum);
 		sc_rows__free(&p->sc_commands);
 		sc_rows__free(&p->sc_paths);
+		free(p->sc_command_ci);
+		free(p->sc_path_ci);
+		p->sc_command_ci = p->sc_path_ci = NULL;
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);
@@ -505,6 +553,10 @@ void report_free(struct report *r)
 		memset(&p->rounds, 0, sizeof(p->rounds));
 	}
 	fold_table__free(&r->symbols);
+	if (r->sc_own)
+		free(r->sc_own->counts);
+	free(r->sc_own);
+	r->sc_own = NULL;
 	symbolizer__free(r->sym);
 	r->sym = NULL;
 }

@@ -10,10 +10,12 @@
 
 /*
  * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
- * r is valid for report_free() either way.  The one change to run: the default softcode mode's
- * stack rule moves counts between commands (softcode_stacks.h), which needs the resolved stacks.
+ * r is valid for report_free() either way.  run is only read: what the report computes from it
+ * (rows, intervals, the softcode counts after the stack rule) the report holds; r points into
+ * run (names, softcode labels), so run outlives it.
  */
-int build_report(struct report *r, const struct opts *o, struct run *run, struct sprof *sp);
+int build_report(struct report *r, const struct opts *o, const struct run *run,
+		 struct sprof *sp);
 void report_free(struct report *r);
 
 #endif /* MUXBPF_ASSEMBLE_H */

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Checks on an assembled report: drops, failed phases, empty recordings, the on-CPU check. */
+/*
+ * The report's computed figures beside the rows: the intervals every writer prints (shares,
+ * syscalls, call sites, softcode rows), and the checks on an assembled report (drops, failed
+ * phases, empty recordings, the on-CPU check).
+ */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "base/log.h"
 #include "base/phases.h"
@@ -219,6 +225,50 @@ static void print_issue(void *ctx, bool error, const char *msg)
 		pr_warn("%s", msg);
 }
 
+/* A command row's intervals (report_sc_ci). */
+static void command_ci(const struct report_phase *p, const struct sc_rows *rows,
+		       const struct sc_row *row, struct report_sc_ci *out)
+{
+	const struct report_rounds *rr = &p->rounds;
+	struct stats_ci share, us;
+	bool from;
+
+	out->us_batches = false;
+	out->share_batches = report_sampled_ci(p, row->samples, rows->samples, &out->share);
+	if (rr->sc_cum) {
+		sc_row_batches_ci(rr->sc_cum, rr->nsc, row->label, &share, &from, &us);
+		if (share.valid) {
+			out->share = share;
+			out->share_batches = from;
+		}
+		if (us.valid && row->runs) {
+			out->us = us;
+			out->us_batches = true;
+			return;
+		}
+	}
+	sc_cpu_per_cmd_ci(row, &out->share, p->oncpu_ns, &out->us);
+}
+
+/* Every row's intervals of one phase's softcode rows (report_sc_ci).  0 or -ENOMEM. */
+static int softcode_ci(struct report_phase *p)
+{
+	if (p->sc_commands.n &&
+	    !(p->sc_command_ci = calloc(p->sc_commands.n, sizeof(*p->sc_command_ci))))
+		return -ENOMEM;
+	if (p->sc_paths.n && !(p->sc_path_ci = calloc(p->sc_paths.n, sizeof(*p->sc_path_ci))))
+		return -ENOMEM;
+	for (size_t j = 0; j < p->sc_commands.n; j++)
+		command_ci(p, &p->sc_commands, &p->sc_commands.v[j], &p->sc_command_ci[j]);
+	for (size_t j = 0; j < p->sc_paths.n; j++) {
+		struct report_sc_ci *c = &p->sc_path_ci[j];
+
+		c->share_batches = report_sampled_ci(p, p->sc_paths.v[j].samples,
+						     p->sc_paths.samples, &c->share);
+	}
+	return 0;
+}
+
 int report_softcode_rows(struct report *r)
 {
 	const struct sc_data *d = r->softcode;
@@ -231,6 +281,8 @@ int report_softcode_rows(struct report *r)
 
 		if (!err)
 			err = sc_path_rows(d, p->id, &p->sc_paths);
+		if (!err)
+			err = softcode_ci(p);
 		if (err)
 			return err;
 	}

@@ -69,6 +69,19 @@ struct report_rounds {
 	bool sys_once;		     /* a window the driver ran without batches: one window */
 };
 
+/*
+ * A softcode row's intervals, as the text report and report.json print them.  share: of the
+ * phase's command-thread samples; the batches' where the phase's command rows have them
+ * (sc_row_batches_ci: the row's own spread), else Wilson widened by the phase's design factor.
+ * us (command rows): ns per command, the t interval over the batches where the row ran in them,
+ * else the samples' interval of the exact figure (sc_cpu_per_cmd_ci); invalid without runs.
+ */
+struct report_sc_ci {
+	struct stats_ci share, us;
+	bool share_batches; /* the batches widened the share's (design factor or their spread) */
+	bool us_batches;    /* us: the t interval over the batches, not the samples' */
+};
+
 struct report_phase {
 	unsigned int id;
 	bool measured;         /* a window the driver ran (false for "outside") */
@@ -94,6 +107,8 @@ struct report_phase {
 	/* --by command and softcode: the phase's rows by command label and by softcode path,
 	 * computed once for every writer (report_softcode_rows); empty when the views are off */
 	struct sc_rows sc_commands, sc_paths;
+	/* their intervals, one per row of sc_commands and sc_paths (NULL without rows) */
+	struct report_sc_ci *sc_command_ci, *sc_path_ci;
 };
 
 struct sc_data;
@@ -126,7 +141,12 @@ struct report {
 	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
-	const struct sc_data *softcode; /* --by command, softcode (softcode_data.h), or NULL */
+	/* --by command, softcode (softcode_data.h), or NULL: build_report's points to sc_own */
+	const struct sc_data *softcode;
+	/* the run's softcode data with the report's own counts, after the default mode's stack
+	 * rule (softcode_stacks.h); its other arrays are the run's.  Freed by report_free() (NULL
+	 * in a merged report: it reads the last run's) */
+	struct sc_data *sc_own;
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 };
@@ -184,8 +204,9 @@ double report_drop_pct(const struct muxbpf_phase_stats *st);
 double report_max_check_diff(const struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
-/* Every phase's softcode rows (sc_commands, sc_paths) from r->softcode, when the views ran.
- * 0 or -ENOMEM. */
+/* Every phase's softcode rows (sc_commands, sc_paths) from r->softcode and their intervals
+ * (sc_command_ci, sc_path_ci), when the views ran: after the rounds' figures, which the
+ * intervals read.  0 or -ENOMEM. */
 int report_softcode_rows(struct report *r);
 int report_check(const struct report *r);
 /* The same problems and warnings, each as one line through fn (error: a problem report_check

@@ -483,6 +483,7 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 	memset(out->phases, 0, sizeof(out->phases));
 	memset(&out->symbols, 0, sizeof(out->symbols));
 	out->sym = NULL; /* the runs' reports keep theirs */
+	out->sc_own = NULL; /* softcode: the last run's, which its report keeps */
 	for (int k = 0; k < n && !err; k++) {
 		out->exits_lost += k < n - 1 ? in[k].exits_lost : 0;
 		err = fold_merge(&out->symbols, &in[k].symbols);
