@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	r.phases[1].fold.by[FOLD_BY_FUNCTION].rows = rows3;
 	r.phases[1].fold.by[FOLD_BY_FUNCTION].n = 1;
 	r.phases[2] = (struct report_phase){ .id = 0, .ok = true, .oncpu_ns = 1000000 };
-	CHECK(report_softcode_rows(&r));
+	CHECK(report_figures(&r));
 
 	f = open_memstream(&text, &len);
 	if (!f)

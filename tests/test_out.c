@@ -685,6 +685,7 @@ static void test_report_json(void **state)
 
 	(void)state;
 	fixture_report(&r, rows);
+	assert_int_equal(report_figures(&r), 0);
 	assert_int_equal(report_json_write(f, &r, NULL), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -711,6 +712,7 @@ static void test_report_json(void **state)
 	assert_int_equal(jv_get(&ph->v[2], "ledger")->type, JV_NULL);
 	jv_free(v);
 	free(text);
+	report_figures_free(&r);
 }
 
 /* report.html: report.json embedded (a "<" in a name cannot end the script), the graphs inline
@@ -731,6 +733,7 @@ static void test_report_html(void **state)
 	fixture(&sp);
 	fixture_report(&r, rows);
 	r.nphases = 2;
+	assert_int_equal(report_figures(&r), 0);
 	assert_int_equal(html_run_write(f, &r, NULL, &sp, files, 2), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -767,6 +770,7 @@ static void test_report_html(void **state)
 	assert_int_equal(count(text, "http"), 2); /* the SVG namespace of each graph */
 	free(text);
 	sprof_free(&sp);
+	report_figures_free(&r);
 }
 
 static void keep_issue(void *ctx, bool error, const char *msg)
@@ -790,6 +794,7 @@ static void test_lockstep_warning(void **state)
 	r.phases[0].rounds.n = 12;
 	r.phases[0].rounds.homog = (struct rounds_homog){ .chi2 = 250, .df = 110, .p = 2e-12,
 							  .dispersion = 2.3, .inconsistent = true };
+	assert_int_equal(report_figures(&r), 0);
 	report_print(f, &r);
 	report_issues(&r, keep_issue, issue);
 	text = read_all(f, &len);
@@ -802,6 +807,7 @@ static void test_lockstep_warning(void **state)
 	report_issues(&r, keep_issue, issue);
 	assert_string_equal(issue, "");
 	free(text);
+	report_figures_free(&r);
 }
 
 /* Lines of text from the first one starting with from up to (not with) the next "\n== ". */
@@ -854,6 +860,7 @@ static void test_summary(void **state)
 	r.phases[0].ledger.sys = sys;
 	r.phases[0].ledger.nsys = 20;
 	r.by = FOLD_VIEW(FOLD_BY_FUNCTION);
+	assert_int_equal(report_figures(&r), 0);
 	report_print(f, &r);
 	report_print_summary(g, &r);
 	full = read_all(f, &len);
@@ -886,6 +893,7 @@ static void test_summary(void **state)
 	}
 	free(full);
 	free(sum);
+	report_figures_free(&r);
 }
 
 /* ---- --runs ---------------------------------------------------------------------------------- */
@@ -1053,6 +1061,7 @@ static void test_site_share_stratified(void **state)
 	assert_true(fabs(ci.value + split.value - 0.5) < 1e-12);
 	/* the text lists getppid's site first, then write's two */
 	assert_non_null(f);
+	assert_int_equal(report_figures(&r), 0);
 	report_print(f, &r);
 	text = read_all(f, &len);
 	a = strstr(text, "  50.0%");
@@ -1065,6 +1074,7 @@ static void test_site_share_stratified(void **state)
 	assert_non_null(strstr(a, "getppid <- "));
 	free(text);
 	fclose(f);
+	report_figures_free(&r);
 }
 
 static void test_runs_merge_syscalls(void **state)

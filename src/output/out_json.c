@@ -143,10 +143,8 @@ static void write_rows(struct jw *w, const struct report_phase *p, enum fold_by 
 	jw_arr(w);
 	for (size_t i = 0; i < v->n; i++) {
 		const bool *rounds = p->rounds.from_rounds[by][0];
-		struct stats_ci self, total;
+		const struct stats_ci self = p->share_ci[by][0][i], total = p->share_ci[by][1][i];
 
-		report_share_ci(p, by, i, false, &self);
-		report_share_ci(p, by, i, true, &total);
 		jw_obj(w);
 		jw_kstr(w, "name", v->rows[i].name);
 		jw_ku64(w, "self", v->rows[i].self);
@@ -325,8 +323,8 @@ static void write_sys_ci(struct jw *w, const struct report_phase *p, size_t i)
 		[REPORT_SYS_NONE] = "none", [REPORT_SYS_ONCE] = "once",
 		[REPORT_SYS_BATCHES] = "batches",
 	};
-	struct report_sys_ci ci;
-	enum report_sys_from from = report_sys_ci(p, i, &ci);
+	const struct report_sys_ci ci = p->sys_ci[i];
+	enum report_sys_from from = p->sys_from;
 	bool batches = from == REPORT_SYS_BATCHES;
 
 	jw_knum(w, "oncpu_pct", 100 * ci.share.value);
@@ -350,7 +348,7 @@ static void write_sys_ci(struct jw *w, const struct report_phase *p, size_t i)
 	jw_kstr(w, "ci_from", from_names[from]);
 }
 
-static void write_ledger(struct jw *w, const struct report *r, const struct report_phase *p)
+static void write_ledger(struct jw *w, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
 
@@ -421,7 +419,7 @@ static void write_ledger(struct jw *w, const struct report *r, const struct repo
 	jw_arr(w);
 	for (size_t i = 0; i < l->nsites; i++) {
 		const struct ledger_site_row *y = &l->sites[i];
-		struct stats_ci ci;
+		const struct stats_ci ci = p->site_ci[i];
 
 		jw_obj(w);
 		jw_kstr(w, "syscall", syscall_name(y->nr));
@@ -431,7 +429,6 @@ static void write_ledger(struct jw *w, const struct report *r, const struct repo
 		jw_ku64(w, "cpu_ns", y->cpu_ns);
 		jw_ku64(w, "wall_ns", y->wall_ns);
 		jw_ku64(w, "walk_ns", y->walk_ns);
-		report_site_ci(r, p, i, &ci);
 		jw_knum(w, "cpu_pct", 100 * ci.value);
 		if (ci.valid) {
 			json_write_ci(w, "cpu_ci_pct", &ci);
@@ -551,7 +548,7 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	write_sampler(w, &p->stats);
 	write_functions(w, p);
 	write_rounds(w, p, rs != NULL);
-	write_ledger(w, r, p);
+	write_ledger(w, p);
 	write_spread(w, rs ? runs_phase_of(rs, p->id) : NULL);
 	json_write_cost(w, p);
 	json_write_corrected(w, p);
@@ -609,7 +606,7 @@ int report_json_emit(FILE *f, const struct report *r, const struct runs_summary 
 	jw_arr_end(&w);
 	write_unwind(&w, r);
 	write_syscall_hook(&w, r);
-	jw_knum(&w, "oncpu_check_max_diff_pct", report_max_check_diff(r));
+	jw_knum(&w, "oncpu_check_max_diff_pct", r->check_max_diff_pct);
 	write_leaf_dsos(&w, "symbols", &r->symbols);
 	json_write_live(&w, r);
 	json_write_softcode(&w, r);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The softcode views in the text report and in report.json: the report's rows and intervals
- * (report_softcode_rows), formatted. */
+ * (report_figures), formatted. */
 #include <inttypes.h>
 #include <stdio.h>
 #include "base/json.h"

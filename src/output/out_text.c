@@ -223,7 +223,7 @@ static void print_rounds(FILE *f, const struct report *r)
 
 static void print_check(FILE *f, const struct report *r)
 {
-	double worst = report_max_check_diff(r);
+	double worst = r->check_max_diff_pct;
 
 	fprintf(f, "\non-CPU cross-check against /proc/PID/task/*/schedstat: max |diff| %.2f%%\n",
 		worst);
@@ -304,12 +304,8 @@ static void print_view(FILE *f, const struct report *r, const struct report_phas
 	for (size_t i = 0; i < v->n && (int)i < top; i++) {
 		if (!v->rows[i].self || stats_pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
-		struct stats_ci ci;
-
-		report_share_ci(p, by, i, false, &ci);
-		format_ci(sci, sizeof(sci), &ci);
-		report_share_ci(p, by, i, true, &ci);
-		format_ci(tci, sizeof(tci), &ci);
+		format_ci(sci, sizeof(sci), &p->share_ci[by][0][i]);
+		format_ci(tci, sizeof(tci), &p->share_ci[by][1][i]);
 		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n",
 			stats_pct(v->rows[i].self, t->samples), sci,
 			stats_pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
@@ -554,20 +550,19 @@ static void print_sys_legend(FILE *f, const struct report_phase *p, enum report_
 static void print_syscalls(FILE *f, const struct report_phase *p, int top)
 {
 	const struct phase_ledger *l = &p->ledger;
-	struct report_sys_ci ci;
 	char sci[16], uci[16];
 
 	if (!l->nsys)
 		return;
-	print_sys_legend(f, p, report_sys_ci(p, 0, &ci));
+	print_sys_legend(f, p, p->sys_from);
 	fprintf(f, "  %-20s %9s %11s %11s %7s %7s %10s %8s\n", "syscall", "calls", "on-CPU ms",
 		"wall ms", "share", "+-", "us/call", "+-");
 	for (size_t i = 0; i < l->nsys && (int)i < top; i++) {
 		const struct ledger_sys_row *y = &l->sys[i];
-		enum report_sys_from from = report_sys_ci(p, i, &ci);
+		const struct report_sys_ci ci = p->sys_ci[i];
 
-		format_sys_ci(sci, sizeof(sci), from, &ci.share, 100, 2);
-		format_sys_ci(uci, sizeof(uci), from, &ci.us_per_call, 1, 1);
+		format_sys_ci(sci, sizeof(sci), p->sys_from, &ci.share, 100, 2);
+		format_sys_ci(uci, sizeof(uci), p->sys_from, &ci.us_per_call, 1, 1);
 		fprintf(f, "  %-20s %9" PRIu64 " %11.3f %11.3f %6.2f%% %7s %10.1f %8s\n",
 			syscall_name(y->nr), y->count, ms(y->cpu_ns), ms(y->wall_ns),
 			100 * ci.share.value, sci, ci.us_per_call.value, uci);
@@ -590,9 +585,9 @@ static int by_share_desc(const void *a, const void *b)
 
 /*
  * The call sites: a random sample of the calls (1 in site_every), each site's share of the
- * syscalls' on-CPU (its syscall's exact time split by the walked calls: report_site_ci()) with
- * the split's 95% interval, largest first; the walks' own time, which the ledger keeps out of
- * the calls and out of user time.
+ * syscalls' on-CPU (its syscall's exact time split by the walked calls: the report's site_ci,
+ * report_site_ci()) with the split's 95% interval, largest first; the walks' own time, which
+ * the ledger keeps out of the calls and out of user time.
  */
 static void print_sites(FILE *f, const struct report *r, const struct report_phase *p)
 {
@@ -609,7 +604,7 @@ static void print_sites(FILE *f, const struct report *r, const struct report_pha
 	for (size_t i = 0; i < l->nsites; i++) {
 		walks += l->sites[i].count;
 		o[i].i = i;
-		report_site_ci(r, p, i, &o[i].ci);
+		o[i].ci = p->site_ci[i];
 	}
 	/* the split can order sites other than their walked calls' CPU does */
 	qsort(o, l->nsites, sizeof(*o), by_share_desc);

@@ -497,7 +497,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run, 
 	fill_outside(&r->phases[r->nphases], r, run, r->profiled);
 	r->nphases++;
 	if (!r->profiled)
-		return report_softcode_rows(r);
+		return report_figures(r);
 	sym = session_symbolizer(o, run);
 	if (!sym)
 		return -errno;
@@ -521,12 +521,14 @@ int build_report(struct report *r, const struct opts *o, const struct run *run, 
 	sites_free(&sites, r);
 	resolve_free(&res);
 	r->sym = sym; /* the tables' dso and info pointers live in it: freed by report_free() */
-	/* after the stack rule: the rows read the counts it moved */
-	return err ?: report_softcode_rows(r);
+	/* after the stack rule and the rounds: the rows read the counts it moved, the intervals
+	 * the rounds' */
+	return err ?: report_figures(r);
 }
 
 void report_free(struct report *r)
 {
+	report_figures_free(r);
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 
@@ -540,11 +542,6 @@ void report_free(struct report *r)
 		for (int j = 0; j < p->rounds.nsc; j++)
 			sc_rows__free(&p->rounds.sc_cum[j]);
 		free(p->rounds.sc_cum);
-		sc_rows__free(&p->sc_commands);
-		sc_rows__free(&p->sc_paths);
-		free(p->sc_command_ci);
-		free(p->sc_path_ci);
-		p->sc_command_ci = p->sc_path_ci = NULL;
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->rounds.ci[by][t]);

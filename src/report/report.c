@@ -269,24 +269,87 @@ static int softcode_ci(struct report_phase *p)
 	return 0;
 }
 
-int report_softcode_rows(struct report *r)
+/* A phase's softcode rows and their intervals, when the views ran.  0 or -ENOMEM. */
+static int softcode_rows(const struct report *r, struct report_phase *p)
 {
 	const struct sc_data *d = r->softcode;
+	int err;
 
 	if (!d || !d->valid || !(r->by & FOLD_VIEWS_SOFTCODE))
 		return 0;
+	err = sc_command_rows(d, p->id, p->oncpu_ns, &p->sc_commands);
+	if (!err)
+		err = sc_path_rows(d, p->id, &p->sc_paths);
+	return err ?: softcode_ci(p);
+}
+
+/* The share intervals of a phase's fold rows, every view's, self and total.  0 or -ENOMEM. */
+static int share_ci(struct report_phase *p)
+{
+	for (int by = 0; by < FOLD_BY__COUNT; by++)
+		for (int t = 0; t < 2 && p->fold.by[by].n; t++) {
+			p->share_ci[by][t] = calloc(p->fold.by[by].n, sizeof(*p->share_ci[by][t]));
+			if (!p->share_ci[by][t])
+				return -ENOMEM;
+			for (size_t i = 0; i < p->fold.by[by].n; i++)
+				report_share_ci(p, by, i, t, &p->share_ci[by][t][i]);
+		}
+	return 0;
+}
+
+/* The intervals of a phase's syscall and call-site rows.  0 or -ENOMEM. */
+static int ledger_ci(const struct report *r, struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	if (l->nsys && !(p->sys_ci = calloc(l->nsys, sizeof(*p->sys_ci))))
+		return -ENOMEM;
+	if (l->nsites && !(p->site_ci = calloc(l->nsites, sizeof(*p->site_ci))))
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nsys; i++) /* one source for every row */
+		p->sys_from = report_sys_ci(p, i, &p->sys_ci[i]);
+	for (size_t i = 0; i < l->nsites; i++)
+		report_site_ci(r, p, i, &p->site_ci[i]);
+	return 0;
+}
+
+int report_figures(struct report *r)
+{
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
-		int err = sc_command_rows(d, p->id, p->oncpu_ns, &p->sc_commands);
+		int err = softcode_rows(r, p);
 
 		if (!err)
-			err = sc_path_rows(d, p->id, &p->sc_paths);
-		if (!err)
-			err = softcode_ci(p);
+			err = share_ci(p);
+		if (!err && p->has_ledger)
+			err = ledger_ci(r, p);
 		if (err)
 			return err;
 	}
+	r->check_max_diff_pct = report_max_check_diff(r);
 	return 0;
+}
+
+void report_figures_free(struct report *r)
+{
+	for (int i = 0; i < r->nphases; i++) {
+		struct report_phase *p = &r->phases[i];
+
+		sc_rows__free(&p->sc_commands);
+		sc_rows__free(&p->sc_paths);
+		free(p->sc_command_ci);
+		free(p->sc_path_ci);
+		p->sc_command_ci = p->sc_path_ci = NULL;
+		for (int by = 0; by < FOLD_BY__COUNT; by++)
+			for (int t = 0; t < 2; t++) {
+				free(p->share_ci[by][t]);
+				p->share_ci[by][t] = NULL;
+			}
+		free(p->sys_ci);
+		free(p->site_ci);
+		p->sys_ci = NULL;
+		p->site_ci = NULL;
+	}
 }
 
 int report_check(const struct report *r)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The assembled report, plain data for every writer (out_text.c, out_json.c, ...), and the
- * checks on it (report.c). */
+/* The assembled report, plain data for every writer (out_text.c, out_json.c, ...): its rows,
+ * the figures computed once from them (report_figures) and the checks on it (report.c). */
 #ifndef MUXBPF_REPORT_H
 #define MUXBPF_REPORT_H
 
@@ -105,10 +105,17 @@ struct report_phase {
 	struct mb_cost cost;   /* the profiler's own cost in the window (BPF, muxbpf's CPU) */
 	struct report_rounds rounds;
 	/* --by command and softcode: the phase's rows by command label and by softcode path,
-	 * computed once for every writer (report_softcode_rows); empty when the views are off */
+	 * computed once for every writer (report_figures); empty when the views are off */
 	struct sc_rows sc_commands, sc_paths;
 	/* their intervals, one per row of sc_commands and sc_paths (NULL without rows) */
 	struct report_sc_ci *sc_command_ci, *sc_path_ci;
+	/* The intervals every writer prints, computed once from the rows above (report_figures):
+	 * per row of fold.by[b], self [0] and total [1] (report_share_ci); per row of ledger.sys
+	 * (report_sys_ci, all known as sys_from); per row of ledger.sites (report_site_ci). */
+	struct stats_ci *share_ci[FOLD_BY__COUNT][2];
+	struct report_sys_ci *sys_ci;
+	enum report_sys_from sys_from;
+	struct stats_ci *site_ci;
 };
 
 struct sc_data;
@@ -149,6 +156,7 @@ struct report {
 	struct sc_data *sc_own;
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
+	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
 };
 
 /*
@@ -202,12 +210,18 @@ double report_drop_pct(const struct muxbpf_phase_stats *st);
 
 /* The largest |on-CPU - schedstat| over the measured phases, in percent. */
 double report_max_check_diff(const struct report *r);
+/*
+ * The figures every writer prints, computed once from the report's rows and rounds, so that
+ * the writers only format: each phase's softcode rows (sc_commands, sc_paths, when the views
+ * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', and the
+ * on-CPU check.  build_report and runs_merge end with it; a report filled by hand calls it
+ * before it is written.  0 or -ENOMEM (report_free() frees what it made either way).
+ */
+int report_figures(struct report *r);
+/* Free what report_figures() made (report_free() does it; for a report filled by hand). */
+void report_figures_free(struct report *r);
 /* Print one loud error line per problem (a failed phase, a busy phase with no samples).
  * Returns the number of problems. */
-/* Every phase's softcode rows (sc_commands, sc_paths) from r->softcode and their intervals
- * (sc_command_ci, sc_path_ci), when the views ran: after the rounds' figures, which the
- * intervals read.  0 or -ENOMEM. */
-int report_softcode_rows(struct report *r);
 int report_check(const struct report *r);
 /* The same problems and warnings, each as one line through fn (error: a problem report_check
  * counts); report.json's "warnings" and report.html list them.  Returns the problems. */

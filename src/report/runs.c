@@ -548,7 +548,7 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 		summarize(&rs->phases[i], in, n, i);
 	}
 	out->nphases = in[0].nphases;
-	return err ?: report_softcode_rows(out);
+	return err ?: report_figures(out);
 }
 
 const struct runs_phase *runs_phase_of(const struct runs_summary *rs, unsigned int id)
