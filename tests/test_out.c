@@ -979,6 +979,7 @@ static void test_runs_merge(void **state)
 
 		assert_int_equal(runs_merge(&bad, in, 3, rs), -EINVAL);
 	}
+	report_figures_free(&out);
 	for (int by = 0; by < FOLD_BY__COUNT; by++) {
 		for (size_t i = 0; i < out.phases[0].fold.by[by].n; i++)
 			free(out.phases[0].fold.by[by].rows[i].name);
