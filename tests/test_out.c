@@ -802,6 +802,10 @@ static void test_lockstep_warning(void **state)
 	assert_non_null(strstr(issue, "phase create: its rows' shares disagree between its 12 rounds"));
 	assert_non_null(strstr(issue, "chi-square 250 on 110 df, p 2e-12, 2.3 times"));
 	assert_non_null(strstr(text, issue)); /* "warning: " + the same sentence */
+	/* report.json's warnings: the same line, kept once by report_figures */
+	assert_int_equal(r.nissues, 1);
+	assert_false(r.issues[0].error);
+	assert_string_equal(r.issues[0].msg, issue);
 	r.phases[0].rounds.homog.inconsistent = false;
 	issue[0] = '\0';
 	report_issues(&r, keep_issue, issue);

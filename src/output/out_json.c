@@ -602,7 +602,8 @@ int report_json_emit(FILE *f, const struct report *r, const struct runs_summary 
 	jw_ku64(&w, "exits_lost", r->exits_lost);
 	jw_key(&w, "warnings");
 	jw_arr(&w);
-	report_issues(r, json_issue, &w);
+	for (int i = 0; i < r->nissues; i++)
+		json_issue(&w, r->issues[i].error, r->issues[i].msg);
 	jw_arr_end(&w);
 	write_unwind(&w, r);
 	write_syscall_hook(&w, r);

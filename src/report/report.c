@@ -313,6 +313,23 @@ static int ledger_ci(const struct report *r, struct report_phase *p)
 	return 0;
 }
 
+/* Keep one issue in the report (report_issues' fn); a failed copy is left out. */
+static void keep_issue(void *ctx, bool error, const char *msg)
+{
+	struct report *r = ctx;
+	struct report_issue *v = realloc(r->issues, (r->nissues + 1) * sizeof(*v));
+	char *m = strdup(msg);
+
+	if (!v || !m) {
+		free(m);
+		if (v)
+			r->issues = v;
+		return;
+	}
+	r->issues = v;
+	v[r->nissues++] = (struct report_issue){ .error = error, .msg = m };
+}
+
 int report_figures(struct report *r)
 {
 	for (int i = 0; i < r->nphases; i++) {
@@ -327,11 +344,17 @@ int report_figures(struct report *r)
 			return err;
 	}
 	r->check_max_diff_pct = report_max_check_diff(r);
+	report_issues(r, keep_issue, r);
 	return 0;
 }
 
 void report_figures_free(struct report *r)
 {
+	for (int i = 0; i < r->nissues; i++)
+		free(r->issues[i].msg);
+	free(r->issues);
+	r->issues = NULL;
+	r->nissues = 0;
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 

@@ -120,6 +120,12 @@ struct report_phase {
 
 struct sc_data;
 
+/* One problem (error: report_check counts it) or warning of a report, as one line. */
+struct report_issue {
+	bool error;
+	char *msg;
+};
+
 struct report {
 	const char *target;  /* netmux path */
 	const char *version; /* @version reply */
@@ -157,6 +163,9 @@ struct report {
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
+	/* report_issues' lines, computed once (report_figures): report.json's "warnings" */
+	struct report_issue *issues;
+	int nissues;
 };
 
 /*
@@ -213,8 +222,8 @@ double report_max_check_diff(const struct report *r);
 /*
  * The figures every writer prints, computed once from the report's rows and rounds, so that
  * the writers only format: each phase's softcode rows (sc_commands, sc_paths, when the views
- * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', and the
- * on-CPU check.  build_report and runs_merge end with it; a report filled by hand calls it
+ * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', the
+ * on-CPU check and the issues (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
  * before it is written.  0 or -ENOMEM (report_free() frees what it made either way).
  */
 int report_figures(struct report *r);

@@ -484,6 +484,8 @@ int runs_merge(struct report *out, const struct report *in, int n, struct runs_s
 	memset(&out->symbols, 0, sizeof(out->symbols));
 	out->sym = NULL; /* the runs' reports keep theirs */
 	out->sc_own = NULL; /* softcode: the last run's, which its report keeps */
+	out->issues = NULL; /* the merged report's own, from report_figures */
+	out->nissues = 0;
 	for (int k = 0; k < n && !err; k++) {
 		out->exits_lost += k < n - 1 ? in[k].exits_lost : 0;
 		err = fold_merge(&out->symbols, &in[k].symbols);
