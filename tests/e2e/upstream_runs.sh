@@ -66,13 +66,16 @@ comm -23 "$work/fns.engine.all" "$work/fns.other" >"$work/fns.engine"
 
 fail_files="$work/d14.txt $work/d12.txt"
 check_diff "$work/up1" "$work/up2" "$work/d14" "$work/fns.engine"
-head -1 "$work/d14.txt" | grep -q 'MUX 2\.14\..*MUX 2\.14\.' || fail "the 2.14 diff's header names no 2.14"
+head -1 "$work/d14.txt" | grep -q 'MUX 2\.14\..*MUX 2\.14\.' ||
+	fail "the 2.14 diff's header names no 2.14"
 check_diff "$work/deb" "$work/up1" "$work/d12" "$work/fns.engine"
 head -1 "$work/d12.txt" | grep -q 'old .*MUX 2\.12\..* -> new .*MUX 2\.14\.' ||
 	fail "the 2.12 vs 2.14 diff's header does not name 2.12 as old and 2.14 as new"
-"$muxbpf" diff "$work/up1" "$work/up1" >"$work/self.txt" || fail "diff of a 2.14 run against itself exited $?"
+"$muxbpf" diff "$work/up1" "$work/up1" >"$work/self.txt" ||
+	fail "diff of a 2.14 run against itself exited $?"
 tail -1 "$work/self.txt" | grep -q "no change beyond noise" || fail "the self diff shows changes"
 sed -n '/^phase /,$p' "$work/d12.txt" | grep -E '^[a-z_]+ +on-CPU|CPU/cmd' | head -6
 
 check_clean upstream_runs "$progs_before" || fail "left behind"
-echo "e2e upstream_runs: --runs 2 on 2.14 twice and on 2.12, diff 2.14/2.14 and 2.12/2.14: $(($(date +%s) - t0)) s"
+echo "e2e upstream_runs: --runs 2 on 2.14 twice and on 2.12, diff 2.14/2.14 and 2.12/2.14:" \
+	"$(($(date +%s) - t0)) s"
