@@ -1191,6 +1191,7 @@ static void test_diff_verdicts(void **state)
 	struct jv *shifted = report_text(100e6, 0.05, 800, 1000);
 	struct jv *nospread = report_text(150e6, -1, 500, 1000);
 	struct jv *nospread_up = report_text(200e6, -1, 500, 1000);
+	struct jv *onlya = report_text(100e6, 0.05, 1000, 1000);
 	struct jv *notours;
 	char *text = NULL, err[64];
 
@@ -1213,6 +1214,11 @@ static void test_diff_verdicts(void **state)
 	assert_non_null(strstr(text, "+33.3%        ?  no spread (--runs)"));
 	assert_null(strstr(text, ", beyond noise"));
 	free(text);
+	/* b: 50% -> 0% self, still a row of the new run (on others' stacks): listed once */
+	assert_int_equal(diff_of(base, onlya, &text), 2);
+	assert_non_null(strstr(text, " b\n"));
+	assert_null(strstr(strstr(text, " b\n") + 1, " b\n"));
+	free(text);
 	notours = json_parse("{\"tool\":\"perf\"}", 15, err, sizeof(err));
 	assert_int_equal(diff_of(base, notours, &text), -EINVAL);
 	free(text);
@@ -1223,6 +1229,7 @@ static void test_diff_verdicts(void **state)
 	jv_free(shifted);
 	jv_free(nospread);
 	jv_free(nospread_up);
+	jv_free(onlya);
 	jv_free(notours);
 }
 

@@ -172,12 +172,18 @@ static int cmp_delta(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static double rows_self(const struct jv *rows, const char *name)
+/* The row of the function NAME in a report's rows, or NULL. */
+static const struct jv *rows_row(const struct jv *rows, const char *name)
 {
 	for (size_t i = 0; rows && rows->type == JV_ARR && i < rows->n; i++)
 		if (!strcmp(jv_str(jv_get(&rows->v[i], "name"), ""), name))
-			return jv_num(jv_get(&rows->v[i], "self"), 0);
-	return 0;
+			return &rows->v[i];
+	return NULL;
+}
+
+static double rows_self(const struct jv *rows, const char *name)
+{
+	return jv_num(jv_get(rows_row(rows, name), "self"), 0);
 }
 
 /* Half the 95% interval, in points, of a share of k in n samples. */
@@ -279,8 +285,11 @@ static int diff_functions(FILE *f, struct jw *j, const struct jv *po, const stru
 			const char *name = jv_str(jv_get(&rows->v[i], "name"), "");
 			double so, sn, p1, p2;
 
-			/* names of the new run first, then those only in the old one */
-			if (side && rows_self(rn, name) > 0)
+			/*
+			 * names of the new run first, then those only in the old one: a name the
+			 * new run has a row for (self 0: only on others' stacks) is done already
+			 */
+			if (side && rows_row(rn, name))
 				continue;
 			so = rows_self(ro, name);
 			sn = rows_self(rn, name);

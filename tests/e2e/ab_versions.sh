@@ -49,9 +49,6 @@ sed -n 4p "$work/ab.txt" | grep -q '^ *MUX 2\.14\.' || fail "the header names no
 
 # The functions each build's objects define, by nm (A: netmux; B: netmux, engine.so, libmux.so
 # and the modules; the system libraries are the same files on both sides).
-defined() { for f in "$@"; do nm -C --defined-only "$f" 2>/dev/null; nm -DC --defined-only \
-	"$f" 2>/dev/null; done | awk '$2 ~ /^[TtWi]$/ { $1 = ""; $2 = ""; sub(/^  /, ""); print }' |
-	sort -u; }
 defined "$netmux_a" >"$work/fns.a"
 defined "$game_b/bin/netmux" "$game_b"/bin/*.so >"$work/fns.b"
 defined "$game_b/bin/engine.so" >"$work/fns.engine"

@@ -138,16 +138,8 @@ tail -1 "$tmp/self.diff" | grep -q "no change beyond noise" || fail "self diff s
 d3=$tmp/three
 "$muxbpf" --full --phase all --scale 0.1 --idle-seconds 1 --freq 4999 --runs 3 --max-phase-seconds 0 --out "$d3" -q \
 	>"$tmp/three.out" 2>"$tmp/three.err" || { cat "$tmp/three.err"; fail "--runs 3 exited $?"; }
-sed -n '/^== spread over 3 runs/,$p' "$tmp/three.out" >"$tmp/spread"
-cat "$tmp/spread"
-for p in boot create attrwrite dump attrread idle dispatch softcode_arith softcode_list outside; do
-	grep -Eq "^$p +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" \
-		"$tmp/spread" || fail "no spread row for $p"
-done
-node "$here/check_artifacts.js" spread "$d3" 3 || fail "report.json lacks the spread"
-grep -q '^rounds over the runs: each run is one batch' "$tmp/three.out" ||
-	fail "no rounds table over the runs"
-grep -Eq '^softcode_list +[0-9]+ +3 +[0-9]+ ' "$tmp/three.out" || fail "softcode_list's rounds row lacks its 3 runs"
+check_runs "$tmp/three.out" "$d3" 3 "boot create attrwrite dump attrread idle dispatch softcode_arith softcode_list"
+cat "$tmp/three.out.spread"
 validate doc/report.schema.json "$d3/report.json" || fail "--runs report.json does not validate"
 node "$here/check_artifacts.js" folded "$d3" || fail "merged folded stacks do not match"
 "$muxbpf" diff "$d3" "$d3" >"$tmp/self3.diff" || fail "diff of --runs 3 against itself exited $?"

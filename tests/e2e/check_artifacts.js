@@ -3,6 +3,15 @@
 //   node check_artifacts.js totals DIR        "SAMPLES CPU_MS": what pprof must total
 //   node check_artifacts.js phase DIR NAME    "SAMPLES": one phase's folded samples
 //   node check_artifacts.js spread DIR N      every phase carries the spread of N runs
+//   node check_artifacts.js asked DIR PHASES [stacks=PCT] [named=DSO:PCT]...
+//                                             each asked phase (comma-separated) measured, ok,
+//                                             with samples in every run, no negative figure;
+//                                             its stacks complete and DSO's samples named
+//   node check_artifacts.js rounds DIR TEXT   the printed rounds table against report.json
+//   node check_artifacts.js diff DIFF OLD NEW [FNS]
+//                                             DIFF/diff.json against the two reports: finite
+//                                             figures and intervals, each function once; FNS
+//                                             (names one a line): one of them among the rows
 //   node check_artifacts.js tooltips DIR      every frame's hover shares and intervals against
 //                                             report.json's design factor
 //   node check_artifacts.js pick SVG          a frame id to click: depth >= 2, 5%..90% wide
@@ -10,7 +19,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const [cmd, a, b] = process.argv.slice(2);
+const [cmd, a, b, ...rest] = process.argv.slice(2);
 const die = (msg) => { console.error('FAIL: ' + msg); process.exit(1); };
 const report = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
 
@@ -110,6 +119,111 @@ if (cmd === 'folded') {
 	}
 	console.log(`spread: every phase of ${r.phases.length} has ${b} runs; ${runsRows} self intervals from the runs; ` +
 		`${sysRows} syscall shares with the runs' interval`);
+} else if (cmd === 'asked') {
+	// Figures that may be negative: an interval's lower bound (a t interval over 2 runs can
+	// reach below 0), the ledger's leftover and the on-CPU cross-check, signed by definition.
+	const signed = new Set(['lo', 'leftover_ns', 'leftover_pct', 'oncpu_vs_schedstat_pct']);
+	const r = report(a), runs = r.runs || 1, stacksMin = Number((rest.find((x) => x.startsWith('stacks=')) || 'stacks=0').slice(7));
+	const negatives = (v, at, out) => {
+		if (typeof v === 'number') {
+			if (!Number.isFinite(v) || (v < 0 && !signed.has(at.slice(at.lastIndexOf('.') + 1))))
+				out.push(`${at} = ${v}`);
+		} else if (Array.isArray(v)) {
+			v.forEach((x, i) => negatives(x, `${at}[${i}]`, out));
+		} else if (v && typeof v === 'object') {
+			for (const k of Object.keys(v)) negatives(v[k], `${at}.${k}`, out);
+		}
+		return out;
+	};
+	for (const name of b.split(',')) {
+		const p = r.phases.find((x) => x.name === name);
+		if (!p || !p.measured || !p.ok) die(`phase ${name}: ${p ? p.error || 'not ok' : 'missing'}`);
+		if (!(p.functions && p.functions.samples > 0 && p.functions.rows.length > 0))
+			die(`phase ${name}: no samples`);
+		if (!(p.oncpu_ns > 0 && p.wall_s > 0)) die(`phase ${name}: on-CPU ${p.oncpu_ns} ns, wall ${p.wall_s} s`);
+		const neg = negatives(p, name, []);
+		if (neg.length) die(`phase ${name}: negative or not finite: ${neg.slice(0, 5).join(', ')}`);
+		// every run has the phase, with samples: the runs are the merged phase's batches
+		const per = runs > 1 ? (p.rounds && p.rounds.per_batch) || [] : [{ samples: p.functions.samples }];
+		if (per.length !== runs || per.some((x) => !(x.samples > 0)))
+			die(`phase ${name}: samples per run ${JSON.stringify(per.map((x) => x.samples))}, ${runs} runs`);
+		const w = p.sampler && p.sampler.walks, e = p.sampler && p.sampler.walk_end;
+		const full = w ? 100 * (e.outermost + e.zero_end) / w : 0;
+		console.log(`${name}: ${p.functions.samples} samples (per run ${per.map((x) => x.samples).join(' ')}),` +
+			` stacks complete ${full.toFixed(1)}% of ${w}`);
+		// boot dlopens engine.so: its samples before the unwinder has its CFI end early
+		if (stacksMin && name !== 'boot' && !(full >= stacksMin))
+			die(`phase ${name}: stacks reach the outermost frame in ${full.toFixed(1)}%, under ${stacksMin}%`);
+	}
+	for (const arg of rest.filter((x) => x.startsWith('named='))) {
+		const [dso, min] = arg.slice(6).split(':');
+		const d = r.symbols.find((s) => s.dso.endsWith('/' + dso));
+		if (!d || !(d.samples > 0)) die(`${dso}: no samples`);
+		const named = 100 * d.named / d.samples;
+		console.log(`${dso}: ${d.samples} samples, named ${named.toFixed(2)}%`);
+		if (!(named >= Number(min))) die(`${dso}: named in ${named.toFixed(2)}% of its samples, under ${min}%`);
+	}
+} else if (cmd === 'rounds') {
+	// "phase rounds runs samples ..." rows of the rounds table over the runs
+	const r = report(a), text = fs.readFileSync(b, 'utf8');
+	let rows = 0;
+	for (const p of r.phases.filter((x) => x.measured && x.rounds)) {
+		const m = text.match(new RegExp(`^${p.name} +(\\d+) +(\\d+) +(\\d+) `, 'm'));
+		if (!m) die(`${p.name}: no row in the rounds table`);
+		const [rounds, runs, samples] = m.slice(1).map(Number);
+		if (rounds !== p.rounds.count || runs !== r.runs || runs !== p.rounds.batches ||
+		    samples !== p.functions.samples)
+			die(`${p.name}: the rounds table says ${rounds} rounds, ${runs} runs, ${samples} samples; ` +
+			    `report.json ${p.rounds.count}, ${r.runs} (batches ${p.rounds.batches}), ${p.functions.samples}`);
+		rows++;
+	}
+	if (!rows) die('no phase with rounds');
+	console.log(`rounds: ${rows} rows agree with report.json (${r.runs} runs)`);
+} else if (cmd === 'diff') {
+	const d = JSON.parse(fs.readFileSync(path.join(a, 'diff.json'), 'utf8'));
+	const ro = report(b), rn = report(rest[0]);
+	const fns = rest[1] ? new Set(fs.readFileSync(rest[1], 'utf8').split('\n').filter(Boolean)) : null;
+	const signed = new Set(['change_pct', 'delta_pts']);
+	const bad = [], named = new Set();
+	const walk = (v, at) => {
+		if (typeof v === 'number') {
+			if (!Number.isFinite(v) || (v < 0 && !signed.has(at.slice(at.lastIndexOf('.') + 1))))
+				bad.push(`${at} = ${v}`);
+		} else if (Array.isArray(v)) {
+			v.forEach((x, i) => walk(x, `${at}[${i}]`));
+		} else if (v && typeof v === 'object') {
+			for (const k of Object.keys(v)) walk(v[k], `${at}.${k}`);
+		}
+	};
+	walk(d.phases, 'phases');
+	if (bad.length) die(`diff.json: negative or not finite: ${bad.slice(0, 5).join(', ')}`);
+	if (d.old.runs !== ro.runs || d.new.runs !== rn.runs) die('diff.json: runs differ from the reports\'');
+	for (const po of ro.phases.filter((x) => x.measured)) {
+		const pn = rn.phases.find((x) => x.name === po.name && x.measured);
+		if (!pn) continue;
+		const p = d.phases.find((x) => x.name === po.name);
+		if (!p) die(`${po.name}: measured in both reports, not in the diff`);
+		const m = p.metrics.find((x) => x.key === 'oncpu_ns');
+		if (!m || m.old !== po.oncpu_ns || m.new !== pn.oncpu_ns)
+			die(`${po.name}: on-CPU ${m && m.old} -> ${m && m.new}, the reports ${po.oncpu_ns} -> ${pn.oncpu_ns}`);
+		const rows = p.functions.rows;
+		if (!rows.length) die(`${po.name}: no function rows`);
+		const names = rows.map((x) => x.name);
+		const twice = names.filter((x, i) => names.indexOf(x) !== i);
+		if (twice.length) die(`${po.name}: listed twice: ${twice[0]}`);
+		for (const x of rows) {
+			if (!(x.delta_ci_half_pts > 0)) die(`${po.name}: ${x.name}: interval +-${x.delta_ci_half_pts}`);
+			if (fns && fns.has(x.name)) named.add(x.name);
+		}
+		const c = p.runs_cpu_per_cmd;
+		if (ro.runs > 1 && rn.runs > 1 && (!c || !(0 < c.ci_low && c.ci_low <= c.ratio && c.ratio <= c.ci_high)))
+			die(`${po.name}: CPU per command over the runs ${JSON.stringify(c)}`);
+		console.log(`${po.name}: ${rows.length} functions, CPU/cmd new/old ${c ? c.ratio.toFixed(3) +
+			` [${c.ci_low.toFixed(3)}, ${c.ci_high.toFixed(3)}]` : '-'}`);
+	}
+	if (fns && !named.size) die(`no function of ${rest[1]} among the diff's rows`);
+	if (fns) console.log(`named from ${path.basename(rest[1])}: ${[...named].slice(0, 3).join('; ')}` +
+		`${named.size > 3 ? ` and ${named.size - 3} more` : ''}`);
 } else if (cmd === 'tooltips') {
 	// Wilson's interval as stats.c computes it, widened about the share by the phase's factor
 	const half = (k, n, f) => {

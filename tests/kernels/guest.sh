@@ -1,10 +1,12 @@
 #!/bin/sh
 # Inside a kernel matrix guest (tests/kernels/init, as root on the host's files): the BPF suites,
-# a real muxbpf run on the default target and tests/e2e/nonroot.sh.  Where the kernel can trace
+# a real muxbpf run on the default target, one on upstream 2.14 (tests/kernels/upstream.sh)
+# and tests/e2e/nonroot.sh.  Where the kernel can trace
 # x64_sys_call (Debian's 6.1 and 6.12) the suites run with the ledger's fentry hook forced, the
 # real run must pick it by itself, and test_bpf_ledger runs once more with the tracepoints
-# forced: the ledger's ground truth in both modes.  $repo, $out, $series and $only
-# (a subset: MUXBPF_GUEST_ONLY of run.sh) come from /kresults/guest.conf; the log, a one-line
+# forced: the ledger's ground truth in both modes.  $repo, $out, $series, $only (a subset:
+# MUXBPF_GUEST_ONLY of run.sh) and $require (the host's MUXBPF_REQUIRE_BPF, for the 2.14 run's
+# skip) come from /kresults/guest.conf; the log, a one-line
 # summary and the exit code go to /kresults.
 set -u
 res=/kresults
@@ -15,10 +17,10 @@ export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:
 {
 	echo "guest: $(uname -r); perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)," \
 		"unprivileged_bpf_disabled $(cat /proc/sys/kernel/unprivileged_bpf_disabled)"
-	# "run" in $only is the real run below, not a suite
+	# "run" and "upstream" in $only are the real runs below, not suites
 	suites=${only:-"test_bpf_synth test_bpf_ledger test_bpf_unwind test_bpf_noloss
 		       test_bpf_symbols nonroot"}
-	suites=$(printf '%s\n' $suites | grep -vx run | tr '\n' ' ')
+	suites=$(printf '%s\n' $suites | grep -vx 'run\|upstream' | tr '\n' ' ')
 	# the ledger's syscall hook: Debian's 6.1 and 6.12 trace x64_sys_call (measured,
 	# ../shared/notes/kernels.md), so there the suites run with fentry forced (a failed probe
 	# fails them); other series with whatever the probe picks
@@ -58,6 +60,17 @@ export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:
 		echo "real run rc=$rc" ;;
 	*) echo "=== the real run: not selected" && echo "real run rc=0" ;;
 	esac
+	# the same on upstream 2.14 (make upstream), under the host's MUXBPF_REQUIRE_BPF: where it is
+	# not built it skips with one line, or fails when the host asked for no skip
+	case " ${only:-upstream} " in
+	*" upstream "*)
+		echo "=== upstream 2.14: tests/kernels/upstream.sh"
+		MUXBPF_REQUIRE_BPF=$require sh tests/kernels/upstream.sh "$out"
+		rc=$?
+		[ $rc -eq 77 ] && echo "2.14 run: skipped" && rc=0
+		echo "2.14 run rc=$rc" ;;
+	*) echo "=== the 2.14 run: not selected" && echo "2.14 run rc=0" ;;
+	esac
 	# MUXBPF_GUEST_BENCH of run.sh: a benchmark, its output for the log only
 	if [ -n "${bench:-}" ]; then
 		echo "=== bench: $bench"
@@ -68,11 +81,13 @@ export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:
 tests=$(grep '^tests: ' "$res/log" | tail -1)
 tp=$(grep '^tracepoint tests: ' "$res/log" | tail -1)
 run_rc=$(sed -n 's/^real run rc=//p' "$res/log")
+up_rc=$(sed -n 's/^2\.14 run rc=//p' "$res/log")
+up=$(grep -q '^2\.14 run: skipped' "$res/log" && echo skipped || echo "exit $up_rc")
 tests_rc=$(sed -n 's/^tests rc=//p' "$res/log")
 tp_rc=$(sed -n 's/^tracepoint tests rc=//p' "$res/log")
 rc=0
-[ "$tests_rc" = 0 ] && [ "$tp_rc" = 0 ] && [ "$run_rc" = 0 ] || rc=1
+[ "$tests_rc" = 0 ] && [ "$tp_rc" = 0 ] && [ "$run_rc" = 0 ] && [ "$up_rc" = 0 ] || rc=1
 tests="$tests (syscall hook: $(sed -n 's/^syscall hook: //p' "$res/log"))${tp:+; $tp}"
-echo "$tests; muxbpf --phase run exit $run_rc" >"$res/summary"
+echo "$tests; muxbpf --phase run exit $run_rc; 2.14 run $up" >"$res/summary"
 echo "$rc" >"$res/rc"
-echo "guest: ${tests:-no tests ran}; muxbpf --phase run exit $run_rc"
+echo "guest: ${tests:-no tests ran}; muxbpf --phase run exit $run_rc; 2.14 run $up"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The kernel matrix: boot Debian's own kernels in QEMU (TCG: no KVM needed) and run the BPF
-# suites, a real muxbpf run and tests/e2e/nonroot.sh inside, on the host's files.
+# suites, real muxbpf runs (the default target, upstream 2.14) and tests/e2e/nonroot.sh inside,
+# on the host's files.
 #   tests/kernels/run.sh BUILD_DIR [SERIES...]      (SERIES: 6.1 6.12 by default; 5.10 too)
 # Kernel packages come from the machine's apt sources (`apt-get download` + `dpkg -x`, cached in
 # BUILD_DIR/kernels, never installed); the current name of each series is asked of apt-cache,
@@ -9,8 +10,10 @@
 # Exit 0 when every guest passed, 77 when the matrix cannot run here (not root, no qemu, no
 # package archive), else 1; with MUXBPF_REQUIRE_BPF set (CI) a skip is a failure (1).  One line
 # per kernel: "kernel SERIES (PACKAGE): ... in N s".  tests/e2e/kernels.sh runs it in make test.
-# MUXBPF_GUEST_ONLY="test_bpf_ledger ...": only these suites in the guests, and the real run only
-# if "run" is named (a guest boots in seconds; the whole set takes minutes under TCG).
+# MUXBPF_GUEST_ONLY="test_bpf_ledger ...": only these suites in the guests, and the real runs only
+# if named: "run" (the default target), "upstream" (2.14, tests/kernels/upstream.sh; it skips
+# where make upstream has not run, and fails then under MUXBPF_REQUIRE_BPF).  A guest boots in
+# seconds; the whole set takes minutes under TCG.
 # MUXBPF_GUEST_BENCH="build/bench/storm 3 200000": a command run in each guest after the tests,
 # its output in the guest's log (BUILD_DIR/kernels/SERIES/log); it does not change the verdict.
 set -u
@@ -148,8 +151,9 @@ qemu_run() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	# what the guest runs: the repository, the build directory and its results directory
-	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\nbench="%s"\n' "$repo" "$out" "$1" \
-		"${MUXBPF_GUEST_ONLY:-}" "${MUXBPF_GUEST_BENCH:-}" >"$res/guest.conf"
+	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\nbench="%s"\nrequire="%s"\n' "$repo" "$out" \
+		"$1" "${MUXBPF_GUEST_ONLY:-}" "${MUXBPF_GUEST_BENCH:-}" "${MUXBPF_REQUIRE_BPF:-}" \
+		>"$res/guest.conf"
 	# thread=single: with one host thread per vCPU (multi), a vCPU sometimes runs an int3
 	# the kernel has already removed from a patched tracepoint site (an Oops in __schedule,
 	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race.
