@@ -5,26 +5,31 @@
 # of calls one window of the icount_window QEMU plugin (bench/qemu/icount_window.c) in a guest
 # with one vCPU.
 #   bench/guest_icount.sh [BUILD_DIR [SERIES...]]     (SERIES: 6.1 by default)
-# MUXBPF_ICOUNT_CALLS (default 50000) calls per batch, MUXBPF_ICOUNT_ROUNDS (default 2) rounds,
-# MUXBPF_ICOUNT_BLOCK_MS (default 200): bench/overhead.c's --block-ms for netmux's dispatch and
-# softcode_arith commands under bare, sampler and the tracepoint and fentry floors and ledgers.
-# Needs root, `make bench-build qemu-plugin`; each guest holds /tmp/muxbpf-bpf.lock while it runs.
+# Two boots per kernel, each holding /tmp/muxbpf-bpf.lock while it runs (~2-3 min): the storm
+# (MUXBPF_ICOUNT_CALLS calls per batch, default 50000, MUXBPF_ICOUNT_ROUNDS rounds, default 2),
+# then bench/overhead.c on netmux's dispatch and softcode_arith commands under bare, sampler and
+# the tracepoint and fentry floors and ledgers (one block of one window per configuration and
+# round, MUXBPF_ICOUNT_OVERHEAD_ROUNDS, default 1, at --scale MUXBPF_ICOUNT_SCALE, default 0.1).
+# MUXBPF_ICOUNT_WHAT="storm overhead" by default.  Needs root and `make bench-build qemu-plugin`.
 # Prints per configuration and process: instructions per call (each round), the instructions
 # added to bare's, and the looper's CPU ns per call as the guest's clock read it (emulated: no
 # measure of hardware).  Measures only: never passes or fails on a number.
 set -u
 # inside the guest (run by tests/kernels/guest.sh): what the guest kernel mitigates (its
 # return thunks and retpolines are instructions in every count), then the storm
+# --guest storm OUT ROUNDS CALLS, --guest overhead OUT ROUNDS SCALE
 if [ "${1:-}" = --guest ]; then
 	echo "icount guest: cmdline: $(cat /proc/cmdline)"
 	grep . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null | sed 's|.*/|icount guest: |'
-	"$2/bench/storm" "$3" "$4" icount
-	echo "storm rc=$?"
-	# netmux per command: the configurations that differ in the syscall hook only
-	(cd /tmp && "$2/bench/overhead" --icount --rounds "$3" --freq 1 --block-ms "$5" \
-		--phases dispatch,softcode_arith \
-		--configs sampler,floor,floor-fentry,default,default-tp)
-	echo "overhead rc=$?"
+	if [ "$2" = storm ]; then
+		"$3/bench/storm" "$4" "$5" icount
+	else
+		# netmux per command: the configurations that differ in the syscall hook only
+		cd /tmp && "$3/bench/overhead" --icount --rounds "$4" --scale "$5" --freq 1 \
+			--block-ms 1 --phases dispatch,softcode_arith \
+			--configs sampler,floor,floor-fentry,default,default-tp
+	fi
+	echo "$2 rc=$?"
 	exit 0
 fi
 out=${1:-build}
@@ -34,7 +39,8 @@ out=$(cd "$out" && pwd)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 calls=${MUXBPF_ICOUNT_CALLS:-50000}
 rounds=${MUXBPF_ICOUNT_ROUNDS:-2}
-block_ms=${MUXBPF_ICOUNT_BLOCK_MS:-200}
+orounds=${MUXBPF_ICOUNT_OVERHEAD_ROUNDS:-1}
+scale=${MUXBPF_ICOUNT_SCALE:-0.1}
 plugin=$out/qemu/icount_window.so
 if [ "$(id -u)" != 0 ]; then
 	echo "guest_icount: skip: needs root (the kernel matrix's guests)"
@@ -46,38 +52,49 @@ for f in "$plugin" "$out/bench/storm" "$out/bench/overhead"; do
 	exit 0
 done
 for s in $series; do
-	start=$(date +%s)
-	cmd="sh $repo/bench/guest_icount.sh --guest $out $rounds $calls $block_ms"
-	flock /tmp/muxbpf-bpf.lock env MUXBPF_GUEST_SMP=1 MUXBPF_GUEST_PLUGIN="$plugin" \
-		MUXBPF_GUEST_ONLY=none MUXBPF_GUEST_BENCH="$cmd" sh "$repo/tests/kernels/run.sh" "$out" "$s"
-	res=$out/kernels/$s
-	echo "== kernel $s: $(sed -n 's/^guest: //p' "$res/log" | head -1), one vCPU, guest" \
-		"run $(($(date +%s) - start)) s; $calls calls per batch, $rounds rounds"
-	# join the guest's "icount window N: A|B|UNITS|TIME" with the plugin's "window N: I".  The
-	# storm's A|B: configuration|process; overhead's: phase|configuration.  Reference: bare.
-	awk -F'|' '
-		FNR == NR { if ($0 ~ /^window [0-9]+: /) { split($0, w, /[: ]+/); ins[w[2]] = w[3] }
-			    next }
-		/^icount window [0-9]+: / {
-			sub(/^icount window /, ""); n = $0; sub(/:.*/, "", n); sub(/^[0-9]+: /, "", $1)
-			k = $1 "|" $2
-			if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-			v[k] = v[k] sprintf(" %.1f", ins[n] / $3); last[k] = ins[n] / $3
-			t[k] = t[k] sprintf(" %.1f", $4)
-		}
-		function ref(k,  p) {
-			split(k, p, "|")
-			return p[2] ~ /^(target|bystander)$/ ? "bare|" p[2] : p[1] "|bare"
-		}
-		END {
-			printf "%-36s %-22s %12s %s\n", "configuration|process (phase|config)",
-			       "insns per call/command", "+insns", "emulated ns/call, us/command"
-			for (i = 1; i <= nk; i++) {
-				k = order[i]
-				printf "%-36s %-22s %+12.1f %s\n", k, v[k], last[k] - last[ref(k)], t[k]
+	for what in ${MUXBPF_ICOUNT_WHAT:-storm overhead}; do
+		start=$(date +%s)
+		case $what in
+		storm) cmd="sh $repo/bench/guest_icount.sh --guest storm $out $rounds $calls" ;;
+		*) cmd="sh $repo/bench/guest_icount.sh --guest overhead $out $orounds $scale" ;;
+		esac
+		flock /tmp/muxbpf-bpf.lock env MUXBPF_GUEST_SMP=1 MUXBPF_GUEST_PLUGIN="$plugin" \
+			MUXBPF_GUEST_ONLY=none MUXBPF_GUEST_BENCH="$cmd" \
+			sh "$repo/tests/kernels/run.sh" "$out" "$s"
+		res=$out/kernels/$s
+		echo "== kernel $s: $(sed -n 's/^guest: //p' "$res/log" | head -1), one vCPU, guest" \
+			"run $(($(date +%s) - start)) s; $what"
+		# join the guest's "icount window N: A|B|UNITS|TIME" with the plugin's "window N: I".
+		# The storm's A|B: configuration|process; overhead's: phase|configuration.  Reference:
+		# bare.
+		awk -F'|' '
+			FNR == NR { if ($0 ~ /^window [0-9]+: /) {
+					split($0, w, /[: ]+/); ins[w[2]] = w[3] }
+				    next }
+			/^icount window [0-9]+: / {
+				sub(/^icount window /, ""); n = $0; sub(/:.*/, "", n)
+				sub(/^[0-9]+: /, "", $1)
+				k = $1 "|" $2
+				if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+				v[k] = v[k] sprintf(" %.1f", ins[n] / $3); last[k] = ins[n] / $3
+				t[k] = t[k] sprintf(" %.1f", $4)
 			}
-		}' "$res/plugin.out" "$res/log"
-	grep -E '^(storm|overhead) rc=' "$res/log" | tr '\n' ' ' && echo
-	grep -E '^(total: |icount_window)' "$res/plugin.out"
-	sed -n 's/^icount \(hook\|guest\): /  /p' "$res/log" | sort -u
+			function ref(k,  p) {
+				split(k, p, "|")
+				return p[2] ~ /^(target|bystander)$/ ? "bare|" p[2] : p[1] "|bare"
+			}
+			END {
+				printf "%-36s %-22s %12s %s\n", "configuration|process (phase|config)",
+				       "insns per call/command", "+insns", "emulated ns/call, us/command"
+				for (i = 1; i <= nk; i++) {
+					k = order[i]
+					printf "%-36s %-22s %+12.1f %s\n", k, v[k],
+					       last[k] - last[ref(k)], t[k]
+				}
+			}' "$res/plugin.out" "$res/log"
+		grep -E '^(storm|overhead) rc=' "$res/log"
+		cp "$res/log" "$res/icount-$what.log" && cp "$res/plugin.out" "$res/icount-$what.plugin"
+		grep -E '^(total: |icount_window)' "$res/plugin.out"
+		sed -n 's/^icount \(hook\|guest\): /  /p' "$res/log" | sort -u
+	done
 done
