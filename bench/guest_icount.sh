@@ -11,6 +11,8 @@
 # the tracepoint and fentry floors and ledgers (one block of one window per configuration and
 # round, MUXBPF_ICOUNT_OVERHEAD_ROUNDS, default 1, at --scale MUXBPF_ICOUNT_SCALE, default 0.1).
 # MUXBPF_ICOUNT_WHAT="storm overhead" by default.  Needs root and `make bench-build qemu-plugin`.
+# MUXBPF_ICOUNT_HIST=1: the storm's instructions per call by kernel function as well (the plugin's
+# hist=, a callback per block: a slower boot), for the bystander under bare and the two floors.
 # Prints per configuration and process: instructions per call (each round), the instructions
 # added to bare's, and the looper's CPU ns per call as the guest's clock read it (emulated: no
 # measure of hardware).  Measures only: never passes or fails on a number.
@@ -22,6 +24,8 @@ if [ "${1:-}" = --guest ]; then
 	echo "icount guest: cmdline: $(cat /proc/cmdline)"
 	grep . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null | sed 's|.*/|icount guest: |'
 	if [ "$2" = storm ]; then
+		# the kernel's symbols, for MUXBPF_ICOUNT_HIST's per-function table
+		cat /proc/kallsyms >/kresults/kallsyms
 		"$3/bench/storm" "$4" "$5" icount
 	else
 		# netmux per command: the configurations that differ in the syscall hook only
@@ -51,6 +55,45 @@ for f in "$plugin" "$out/bench/storm" "$out/bench/overhead"; do
 	echo "guest_icount: skip: $f not built (make bench-build qemu-plugin)"
 	exit 0
 done
+# by_function RES CALLS: the bystander's instructions per call by kernel function (that of the
+# block's start address; below the kernel's text: "(user)") under bare, the tracepoint floor and
+# the fentry floor, last round, the functions whose count differs from bare's by 1 or more
+by_function() {
+	grep ' [tT] ' "$1/kallsyms" | sort >"$1/kallsyms.text"
+	awk -v calls="$2" '
+		FILENAME ~ /kallsyms.text$/ { a[++n] = $1; nm[n] = $3; next }
+		FILENAME ~ /log$/ {
+			if ($0 !~ /^icount window [0-9]+: .*[|]bystander[|]/) next
+			split($0, f, /[:|]/); sub(/^icount window /, "", f[1]); sub(/^ /, "", f[2])
+			if (f[2] == "bare") col[f[1]] = 1
+			if (f[2] == "tgid filter tp_btf") col[f[1]] = 2
+			if (f[2] == "tgid filter fentry") col[f[1]] = 3
+			next
+		}
+		($1 in col) { s = sym(sprintf("%16s", $2)); v[s, col[$1]] = $3 / calls; seen[s] = 1 }
+		function sym(k,  lo, hi, mid) {
+			gsub(/ /, "0", k)
+			if (k < a[1]) return "(user)"
+			# the module area: JITed programs and trampolines (loaded after kallsyms was read)
+			if (k >= "ffffffffc0000000") return "(module_area:bpf,trampolines)"
+			lo = 1; hi = n
+			while (lo < hi) {
+				mid = int((lo + hi + 1) / 2)
+				if (a[mid] <= k) lo = mid; else hi = mid - 1
+			}
+			return nm[lo]
+		}
+		END {
+			for (s in seen) {
+				d2 = v[s, 2] - v[s, 1]; d3 = v[s, 3] - v[s, 1]
+				if (d2 >= 1 || d2 <= -1 || d3 >= 1 || d3 <= -1)
+					printf "%-36s %10.1f %10.1f %12.1f\n", s, v[s, 1], v[s, 2], v[s, 3]
+			}
+		}' "$1/kallsyms.text" "$1/log" "$1/plugin.hist" | sort -k4 -n -r |
+		{ printf "%-36s %10s %10s %12s\n" "bystander insns/call by function" bare \
+			"tp floor" "fentry floor"; cat; }
+}
+
 for s in $series; do
 	for what in ${MUXBPF_ICOUNT_WHAT:-storm overhead}; do
 		start=$(date +%s)
@@ -59,6 +102,7 @@ for s in $series; do
 		*) cmd="sh $repo/bench/guest_icount.sh --guest overhead $out $orounds $scale" ;;
 		esac
 		flock /tmp/muxbpf-bpf.lock env MUXBPF_GUEST_SMP=1 MUXBPF_GUEST_PLUGIN="$plugin" \
+			MUXBPF_GUEST_PLUGIN_HIST="${MUXBPF_ICOUNT_HIST:-}" \
 			MUXBPF_GUEST_ONLY=none MUXBPF_GUEST_BENCH="$cmd" \
 			sh "$repo/tests/kernels/run.sh" "$out" "$s"
 		res=$out/kernels/$s
@@ -96,5 +140,6 @@ for s in $series; do
 		cp "$res/log" "$res/icount-$what.log" && cp "$res/plugin.out" "$res/icount-$what.plugin"
 		grep -E '^(total: |icount_window)' "$res/plugin.out"
 		sed -n 's/^icount \(hook\|guest\): /  /p' "$res/log" | sort -u
+		[ "$what" = storm ] && [ -s "$res/plugin.hist" ] && by_function "$res" "$calls"
 	done
 done

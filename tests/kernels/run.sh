@@ -14,7 +14,8 @@
 # MUXBPF_GUEST_BENCH="build/bench/storm 3 200000": a command run in each guest after the tests,
 # its output in the guest's log (BUILD_DIR/kernels/SERIES/log); it does not change the verdict.
 # MUXBPF_GUEST_SMP=1: the guests' vCPUs (2 by default).  MUXBPF_GUEST_PLUGIN=FILE.so: a QEMU
-# plugin loaded with out=BUILD_DIR/kernels/SERIES/plugin.out (bench/guest_icount.sh).
+# plugin loaded with out=BUILD_DIR/kernels/SERIES/plugin.out (bench/guest_icount.sh), and with
+# MUXBPF_GUEST_PLUGIN_HIST=1 also hist=BUILD_DIR/kernels/SERIES/plugin.hist.
 set -u
 out=${1:-build}
 shift 2>/dev/null
@@ -159,6 +160,7 @@ qemu_run() {
 	# group that runs the tests stops the guest too (timeout would make a group of its own)
 	plugin=
 	[ -n "${MUXBPF_GUEST_PLUGIN:-}" ] && plugin="-plugin $MUXBPF_GUEST_PLUGIN,out=$res/plugin.out"
+	[ -n "$plugin" ] && [ "${MUXBPF_GUEST_PLUGIN_HIST:-}" = 1 ] && plugin="$plugin,hist=$res/plugin.hist"
 	# shellcheck disable=SC2086 # $plugin: words (no blanks in the paths)
 	timeout --foreground -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
 		-smp "${MUXBPF_GUEST_SMP:-2}" -m 4G -kernel "$(ls "$kdir/$2"/boot/vmlinuz-*)" \
