@@ -70,7 +70,7 @@ by_function() {
 			if (f[2] == "tgid filter fentry") col[f[1]] = 3
 			next
 		}
-		($1 in col) { s = sym(sprintf("%16s", $2)); v[s, col[$1]] = $3 / calls; seen[s] = 1 }
+		($1 in col) { s = sym(sprintf("%16s", $2)); v[s, col[$1]] += $3 / calls; seen[s] = 1 }
 		function sym(k,  lo, hi, mid) {
 			gsub(/ /, "0", k)
 			if (k < a[1]) return "(user)"
