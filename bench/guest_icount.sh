@@ -57,7 +57,8 @@ for f in "$plugin" "$out/bench/storm" "$out/bench/overhead"; do
 done
 # by_function RES CALLS: the bystander's instructions per call by kernel function (that of the
 # block's start address; below the kernel's text: "(user)") under bare, the tracepoint floor and
-# the fentry floor, last round, the functions whose count differs from bare's by 1 or more
+# the fentry floor, the mean of the rounds, the functions whose count differs from bare's by 1 or
+# more
 by_function() {
 	grep ' [tT] ' "$1/kallsyms" | sort >"$1/kallsyms.text"
 	awk -v calls="$2" '
@@ -68,9 +69,11 @@ by_function() {
 			if (f[2] == "bare") col[f[1]] = 1
 			if (f[2] == "tgid filter tp_btf") col[f[1]] = 2
 			if (f[2] == "tgid filter fentry") col[f[1]] = 3
+			if (f[1] in col) rounds[col[f[1]]]++
 			next
 		}
-		($1 in col) { s = sym(sprintf("%16s", $2)); v[s, col[$1]] += $3 / calls; seen[s] = 1 }
+		($1 in col) { s = sym(sprintf("%16s", $2)); v[s, col[$1]] += $3 / calls / rounds[col[$1]]
+			      seen[s] = 1 }
 		function sym(k,  lo, hi, mid) {
 			gsub(/ /, "0", k)
 			if (k < a[1]) return "(user)"
