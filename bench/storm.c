@@ -112,7 +112,6 @@ static double run_calls(int cmd_fd, int res_fd, long n)
 	double per = -1;
 
 	windows++;
-
 	if (write(cmd_fd, &n, sizeof(n)) != sizeof(n) || read(res_fd, &per, sizeof(per)) != sizeof(per))
 		return -1;
 	return per;
@@ -166,7 +165,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NCONF; k++) {
 			int c = (k + r) % NCONF; /* rotate the order */
 			struct profiler_opts o = { .pid = target, .freq = icount ? 1 : 997,
-						   .running = true,
+						 .running = true,
 						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS,
 						 .bpf_stats = c == STATS,
 						 .syscall_hook = c == DEFAULT_TP

@@ -11,9 +11,9 @@
  *
  * Prints "window N: INSNS" to PATH (stderr without out=) at each close marker, N from 1.  With
  * hist=, also the window's instructions per translated block's start address, one line
- * "N ADDRESS INSNS" each, to PATH2 (a callback per block executed: slower).  A
- * block's count is added when the block starts, so a window's figure is off by the few
- * instructions that follow each marker in its block: the same in every window of a program.
+ * "N ADDRESS INSNS" each, to PATH2 (a callback per block executed: slower).  A block's count
+ * is added when the block starts, so a window's figure is off by the few instructions that
+ * follow each marker in its block: the same in every window of a program.
  */
 #include <stdio.h>
 #include <stdlib.h>
