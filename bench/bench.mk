@@ -20,3 +20,17 @@ $(OUTPUT)/bench/%: bench/%.c $(LIB_OBJS) | $(OUTPUT)/bench
 	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 -include $(wildcard $(OUTPUT)/bench/*.d)
+
+# The QEMU plugin that counts guest instructions between markers (bench/qemu/icount_window.c),
+# for bench/guest_icount.sh.  Its API header comes from Debian's qemu source package, fetched
+# once into QEMU_SRC_CACHE (bench/qemu/plugin-header.sh); not part of `make all`.
+QEMU_SRC_CACHE ?= /var/cache/muxbpf/qemu-src
+QEMU_PLUGIN := $(OUTPUT)/qemu/icount_window.so
+.PHONY: qemu-plugin
+qemu-plugin: $(QEMU_PLUGIN)
+
+$(QEMU_PLUGIN): bench/qemu/icount_window.c bench/qemu/icount_mark.h bench/qemu/plugin-header.sh
+	$(call msg,PLUGIN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)inc=$$(bench/qemu/plugin-header.sh $(QEMU_SRC_CACHE)) && \
+		$(CC) -O2 -g -Wall -Wextra -fPIC -shared -I"$$inc" $< -o $@

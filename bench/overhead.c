@@ -28,6 +28,14 @@
  *   floor         sampler + the syscall tracepoints' floor: programs on sys_enter/sys_exit
  *                 that only compare the tgid (bench/floor.h).  What any tracepoint-based
  *                 ledger costs netmux before it does any work (not in the default set)
+ *   floor-fentry  sampler + the same compare as fentry/fexit on x64_sys_call: the fentry
+ *                 hook's floor, where the kernel allows it (not in the default set)
+ *   default-tp    default with the tracepoint hook forced; default's hook is auto, fentry
+ *                 where the kernel allows it (not in the default set)
+ *
+ * --icount: each counted block sits between the markers of bench/qemu/icount_mark.h, for the
+ * icount_window QEMU plugin (bench/guest_icount.sh), after a second idle (the kernel's deferred
+ * work from attaching), and prints "icount window N: PHASE|CONFIG|COMMANDS|US PER COMMAND".
  *
  * perf starts with its events disabled (-D -1) and a control fifo: the block starts only after
  * perf acknowledged "enable", and perf is stopped with SIGINT after the block (its final write
@@ -48,7 +56,7 @@
  *
  *   build/bench/overhead [--rounds N] [--scale F] [--block-ms MS] [--phases LIST]
  *                        [--configs LIST] [--freq HZ] [--keep-perf DIR] [--netmux PATH]
- *                        [--game DIR] [--setarch-R]
+ *                        [--game DIR] [--setarch-R] [--icount]
  *
  * Prints, per phase and configuration, µs of netmux CPU per command (min / median / max over
  * the rounds), the best block's ratio to bare, the paired per-round ratio (median [min..max]),
@@ -81,23 +89,25 @@
 #include "proc/game.h"
 #include "base/log.h"
 #include "floor.h"
+#include "qemu/icount_mark.h"
 #include "muxbpf.h"
 #include "muxbpf.skel.h"
 #include "base/phases.h"
 #include "proc/procstat.h"
 #include "base/signals.h"
 #include "loader/softcode.h"
+#include "loader/syscall_hook.h"
 
 #define MAX_ROUNDS 32
 #define MAX_REPS 64
 #define MAX_PROGS 24
 
 enum conf { BARE, SAMPLER, DEFAULT, STATS, NOSITES, NOSTATS, DWARF, FP, PERF_DWARF, PERF_FP,
-	    SOFTCODE, EXACT, FLOOR, NCONF };
+	    SOFTCODE, EXACT, FLOOR, FLOOR_FENTRY, DEFAULT_TP, NCONF };
 static const char *const conf_name[NCONF] = { "bare",	"sampler", "default", "stats",
 					      "nosites", "nostats", "dwarf",	 "fp",
 					      "perf-dwarf", "perf-fp", "softcode", "exact",
-					      "floor" };
+					      "floor", "floor-fentry", "default-tp" };
 static const char *const conf_what[NCONF] = {
 	"nothing attached (= muxbpf --no-profile: the same driver)",
 	"muxbpf sampler only (--no-syscalls), --unwind auto",
@@ -112,6 +122,8 @@ static const char *const conf_what[NCONF] = {
 	"muxbpf default + --by command,softcode (mudstate read per sample, do_ufun uprobes)",
 	"muxbpf default + --by command,softcode --exact-commands (process_command uprobes)",
 	"muxbpf sampler + tgid-compare-only programs on sys_enter/sys_exit (the tracepoints' floor)",
+	"muxbpf sampler + the same programs as fentry/fexit on x64_sys_call (the fentry floor)",
+	"muxbpf default with the tracepoint hook forced (--syscall-hook tracepoint)",
 };
 
 static const unsigned int default_phases[] = {
@@ -155,7 +167,9 @@ struct bench {
 	double attach_ms[NCONF], detach_ms[NCONF];
 	int nattach[NCONF];
 	struct profiler *prof;
-	int floor_links[2]; /* floor: the two programs' links, -1 when none */
+	int floor_links[2]; /* floor, floor-fentry: the two programs' links, -1 when none */
+	bool icount;        /* --icount: markers around the counted blocks */
+	int windows;        /* counted blocks so far: the icount plugin's window numbers */
 	struct softcode *sc; /* softcode, exact */
 	struct sc_target sct;
 	/* BPF run-time statistics per muxbpf configuration and program, summed over blocks */
@@ -372,11 +386,14 @@ static void perf_stop(struct bench *b)
 	b->perf_pid = 0;
 }
 
-/* floor: the tgid-compare programs on both syscall tracepoints, beside the sampler. */
-static int floor_attach(struct bench *b)
+/* floor: the tgid-compare programs on both syscall tracepoints, beside the sampler;
+ * floor-fentry: the same as fentry/fexit on x64_sys_call. */
+static int floor_attach(struct bench *b, bool fentry)
 {
-	b->floor_links[0] = load_floor(true, true, "sys_enter", (__u32)b->pid);
-	b->floor_links[1] = load_floor(true, true, "sys_exit", (__u32)b->pid);
+	b->floor_links[0] = fentry ? load_fentry_floor(false, (__u32)b->pid)
+				   : load_floor(true, true, "sys_enter", (__u32)b->pid);
+	b->floor_links[1] = fentry ? load_fentry_floor(true, (__u32)b->pid)
+				   : load_floor(true, true, "sys_exit", (__u32)b->pid);
 	if (b->floor_links[0] >= 0 && b->floor_links[1] >= 0)
 		return 0;
 	fprintf(stderr, "overhead: cannot load the floor programs: %s\n", strerror(errno));
@@ -407,7 +424,8 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 			return -1;
 		break;
 	default:
-		o.no_ledger = c == SAMPLER || c == FLOOR;
+		o.no_ledger = c == SAMPLER || c == FLOOR || c == FLOOR_FENTRY;
+		o.syscall_hook = c == DEFAULT_TP ? SYSCALL_HOOK_TRACEPOINT : SYSCALL_HOOK_AUTO;
 		o.no_stats = c == NOSTATS;
 		o.bpf_stats = c == STATS;
 		o.site_every = c == NOSITES ? -1 : 0;
@@ -417,7 +435,7 @@ static int conf_attach(struct bench *b, enum conf c, const char *perf_data)
 		b->prof = profiler__new(&o);
 		if (!b->prof)
 			return -1;
-		if (c == FLOOR && floor_attach(b))
+		if ((c == FLOOR || c == FLOOR_FENTRY) && floor_attach(b, c == FLOOR_FENTRY))
 			return -1;
 		if (c == SOFTCODE || c == EXACT) {
 			if (!b->sct.ok)
@@ -507,6 +525,10 @@ static int run_block(struct bench *b, struct driver *d, unsigned int phase, enum
 			break;
 	}
 	b->warm = false;
+	if (!err && b->icount)
+		sleep(1);
+	if (!err && b->icount)
+		ICOUNT_OPEN_MARK();
 	if (err) {
 		conf_detach(b, c);
 		fprintf(stderr, "overhead: %s under %s failed: %s\n", phase_name(phase),
@@ -522,6 +544,12 @@ static int run_block(struct bench *b, struct driver *d, unsigned int phase, enum
 			return err;
 		}
 		b->acc.cmds += r.commands;
+	}
+	if (b->icount) {
+		ICOUNT_CLOSE_MARK();
+		printf("icount window %d: %s|%s|%.0f|%.2f\n", ++b->windows, phase_name(phase),
+		       conf_name[c], b->acc.cmds, b->acc.cpu_ns / 1e3 / fmax(b->acc.cmds, 1));
+		fflush(stdout);
 	}
 	conf_detach(b, c);
 	b->prog_cmds[c] += b->acc.cmds;
@@ -709,9 +737,10 @@ static void usage(void)
 		"usage: overhead [--rounds N (5)] [--scale F (1)] [--block-ms MS (400)]\n"
 		"                [--phases LIST] [--configs LIST] [--freq HZ (997)]\n"
 		"                [--keep-perf DIR] [--netmux PATH] [--game DIR] [--setarch-R]\n"
+		"                [--icount]\n"
 		"configs: bare,sampler,default,stats,nosites,nostats,dwarf,fp,perf-dwarf,perf-fp,\n"
-		"         softcode,exact,floor (default: all but stats, nosites, nostats, fp, softcode,\n"
-		"         exact and floor; bare is always in)\n");
+		"         softcode,exact,floor,floor-fentry,default-tp (default: all but stats,\n"
+		"         nosites, nostats, fp, softcode, exact and the last three; bare is always in)\n");
 }
 
 static int parse_configs(struct bench *b, const char *list)
@@ -744,6 +773,7 @@ int main(int argc, char **argv)
 		{ "configs", required_argument, NULL, 'c' }, { "freq", required_argument, NULL, 'f' },
 		{ "keep-perf", required_argument, NULL, 'k' }, { "netmux", required_argument, NULL, 'n' },
 		{ "game", required_argument, NULL, 'g' },    { "setarch-R", no_argument, NULL, 'R' },
+		{ "icount", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },	     {},
 	};
 	static struct bench bench;
@@ -796,6 +826,9 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			go.template = optarg;
+			break;
+		case 'i':
+			b->icount = true;
 			break;
 		case 'R':
 			/* inherited by netmux through fork and exec */

@@ -5,7 +5,7 @@
  * alike.  The floor first: empty programs and programs that only compare the tgid, on the same
  * two tracepoints (raw_tp and tp_btf), show what the tracepoints cost before any ledger work.
  *
- *   build/bench/storm [ROUNDS [CALLS]]     (default 5 rounds of 2,000,000 calls)
+ *   build/bench/storm [ROUNDS [CALLS [icount]]]     (default 5 rounds of 2,000,000 calls)
  *
  * Prints per configuration the best and median CPU ns per call (the looper's own runtime, so
  * that time preempted by other work on a shared machine is left out) over the rounds, the
@@ -13,6 +13,13 @@
  * The fentry rows (a tgid filter as fentry/fexit on x64_sys_call, and the default ledger, whose
  * hook is auto: fentry there) need a kernel that traces x64_sys_call (Debian's 6.1 and 6.12);
  * elsewhere the filter's row says n/a and the default runs on the tracepoints.
+ *
+ * Each batch of calls sits between the markers of bench/qemu/icount_mark.h (no-ops on
+ * hardware), so that in a guest under the icount_window QEMU plugin every batch is one window
+ * of counted instructions.  "icount" (bench/guest_icount.sh) samples at 1 Hz instead of 997,
+ * so that the sampler, which fires on emulated time, stays out of the counts, idles a second
+ * before each counted batch (settle()), and prints which window each measured batch was
+ * ("icount window N: CONFIGURATION|PROCESS|CALLS|CPU NS PER CALL") and each ledger's hook.
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +41,7 @@
 #include "loader/collect_live.h"
 #include "base/log.h"
 #include "floor.h"
+#include "qemu/icount_mark.h"
 
 enum {
 	BARE,
@@ -80,8 +88,10 @@ static pid_t spawn_looper(int *cmd_fd, int *res_fd)
 		while (read(cmd[0], &n, sizeof(n)) == sizeof(n) && n > 0) {
 			double t0 = cpu_ns(), per;
 
+			ICOUNT_OPEN_MARK();
 			for (long i = 0; i < n; i++)
 				syscall(SYS_geteuid);
+			ICOUNT_CLOSE_MARK();
 			per = (cpu_ns() - t0) / n;
 			if (write(res[1], &per, sizeof(per)) != sizeof(per))
 				break;
@@ -95,10 +105,13 @@ static pid_t spawn_looper(int *cmd_fd, int *res_fd)
 	return pid;
 }
 
+static int windows; /* batches run so far: the icount plugin's window numbers */
+
 static double run_calls(int cmd_fd, int res_fd, long n)
 {
 	double per = -1;
 
+	windows++;
 	if (write(cmd_fd, &n, sizeof(n)) != sizeof(n) || read(res_fd, &per, sizeof(per)) != sizeof(per))
 		return -1;
 	return per;
@@ -111,6 +124,23 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Before a counted batch: a second idle, so that the work the kernel defers from loading and
+ * freeing programs (RCU callbacks, trampoline images, map frees) runs outside the window; and
+ * with a profiler, the hook it chose.
+ */
+static void settle(struct profiler *p, const char *conf)
+{
+	struct syscall_hook_info h;
+
+	if (p && profiler__has_ledger(p)) {
+		profiler__syscall_hook(p, &h);
+		printf("icount hook: %s: %s (%s)\n", conf, syscall_hook_name(h.hook), h.why);
+	}
+	fflush(stdout);
+	sleep(1);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
@@ -121,9 +151,10 @@ int main(int argc, char **argv)
 	pid_t target, bystander;
 	FILE *f;
 	int stats = -1;
+	bool icount = argc > 3 && !strcmp(argv[3], "icount");
 
-	if (rounds < 1 || rounds > 64 || calls < 1) {
-		fprintf(stderr, "usage: storm [ROUNDS 1-64] [CALLS]\n");
+	if (rounds < 1 || rounds > 64 || calls < 1 || (argc > 3 && !icount) || argc > 4) {
+		fprintf(stderr, "usage: storm [ROUNDS 1-64] [CALLS] [icount]\n");
 		return 2;
 	}
 	target = spawn_looper(&tcmd, &tres);
@@ -133,7 +164,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		for (int k = 0; k < NCONF; k++) {
 			int c = (k + r) % NCONF; /* rotate the order */
-			struct profiler_opts o = { .pid = target, .freq = 997, .running = true,
+			struct profiler_opts o = { .pid = target, .freq = icount ? 1 : 997,
+						 .running = true,
 						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS,
 						 .bpf_stats = c == STATS,
 						 .syscall_hook = c == DEFAULT_TP
@@ -176,8 +208,13 @@ int main(int argc, char **argv)
 				if (cal.valid)
 					break;
 			}
+			if (icount)
+				settle(p, conf_name[c]);
 			cost_read(p, &c0);
 			v[0][c][r] = run_calls(tcmd, tres, calls);
+			if (icount)
+				printf("icount window %d: %s|target|%ld|%.1f\n", windows, conf_name[c],
+				       calls, v[0][c][r]);
 			cost_read(p, &c1);
 			if (p && (c == STATS || c == DEFAULT)) {
 				cost_delta(&c0, &c1, NULL, &cost);
@@ -194,7 +231,12 @@ int main(int argc, char **argv)
 							(double)(c1.progs[i].run_ns - c0.progs[i].run_ns) /
 							(c1.progs[i].runs - c0.progs[i].runs);
 			}
+			if (icount)
+				settle(NULL, NULL);
 			v[1][c][r] = run_calls(ocmd, ores, calls);
+			if (icount)
+				printf("icount window %d: %s|bystander|%ld|%.1f\n", windows,
+				       conf_name[c], calls, v[1][c][r]);
 			for (int i = 0; i < 2; i++)
 				if (links[i] >= 0)
 					close(links[i]);

@@ -17,10 +17,11 @@ export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:
 {
 	echo "guest: $(uname -r); perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)," \
 		"unprivileged_bpf_disabled $(cat /proc/sys/kernel/unprivileged_bpf_disabled)"
-	# "run" and "upstream" in $only are the real runs below, not suites
+	# "run" and "upstream" in $only are the real runs below, not suites; "none" alone selects
+	# nothing
 	suites=${only:-"test_bpf_synth test_bpf_ledger test_bpf_unwind test_bpf_noloss
 		       test_bpf_symbols nonroot"}
-	suites=$(printf '%s\n' $suites | grep -vx 'run\|upstream' | tr '\n' ' ')
+	suites=$(printf '%s\n' $suites | grep -vxE "run|upstream|none" | tr '\n' ' ')
 	# the ledger's syscall hook: Debian's 6.1 and 6.12 trace x64_sys_call (measured,
 	# ../shared/notes/kernels.md), so there the suites run with fentry forced (a failed probe
 	# fails them); other series with whatever the probe picks

@@ -16,6 +16,9 @@
 # seconds; the whole set takes minutes under TCG.
 # MUXBPF_GUEST_BENCH="build/bench/storm 3 200000": a command run in each guest after the tests,
 # its output in the guest's log (BUILD_DIR/kernels/SERIES/log); it does not change the verdict.
+# MUXBPF_GUEST_SMP=1: the guests' vCPUs (2 by default).  MUXBPF_GUEST_PLUGIN=FILE.so: a QEMU
+# plugin loaded with out=BUILD_DIR/kernels/SERIES/plugin.out (bench/guest_icount.sh), and with
+# MUXBPF_GUEST_PLUGIN_HIST=1 also hist=BUILD_DIR/kernels/SERIES/plugin.hist.
 set -u
 out=${1:-build}
 shift 2>/dev/null
@@ -159,12 +162,17 @@ qemu_run() {
 	# seen on 6.12 as muxbpf attached sched_switch); one thread for both vCPUs does not race.
 	# --foreground: qemu stays in this script's process group, so a Ctrl-C or a kill of the
 	# group that runs the tests stops the guest too (timeout would make a group of its own)
+	plugin=
+	[ -n "${MUXBPF_GUEST_PLUGIN:-}" ] && plugin="-plugin $MUXBPF_GUEST_PLUGIN,out=$res/plugin.out"
+	[ -n "$plugin" ] && [ "${MUXBPF_GUEST_PLUGIN_HIST:-}" = 1 ] && plugin="$plugin,hist=$res/plugin.hist"
+	# shellcheck disable=SC2086 # $plugin: words (no blanks in the paths)
 	timeout --foreground -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
-		-smp 2 -m 4G -kernel "$(ls "$kdir/$2"/boot/vmlinuz-*)" -initrd "$kdir/$2.initrd" \
+		-smp "${MUXBPF_GUEST_SMP:-2}" -m 4G -kernel "$(ls "$kdir/$2"/boot/vmlinuz-*)" \
+		-initrd "$kdir/$2.initrd" \
 		-append "console=ttyS0,115200 panic=-1 quiet" -nographic -no-reboot -nic none \
 		-serial mon:stdio \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs local,path="$res",mount_tag=results,security_model=none \
+		-virtfs local,path="$res",mount_tag=results,security_model=none $plugin \
 		</dev/null >"$res/console.log" 2>&1
 }
 
