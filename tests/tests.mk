@@ -47,6 +47,16 @@ $(OUTPUT)/tests/targets/synth_nofp_clang: tests/targets/synth.c | $(OUTPUT)/test
 	$(call msg,TARGET,$@)
 	$(Q)$(CLANG_CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Dnoipa=noinline $< -o $@
 
+# AArch64: the same target with return addresses signed (pointer authentication, pac-ret) and
+# BTI, as distributions that build with -mbranch-protection=standard ship them.
+ifeq ($(ARCH),arm64)
+NOFP_TARGETS += $(OUTPUT)/tests/targets/synth_pac
+tests-build: $(OUTPUT)/tests/targets/synth_pac
+$(OUTPUT)/tests/targets/synth_pac: tests/targets/synth.c | $(OUTPUT)/tests/targets
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -mbranch-protection=standard -Wall -Wextra $< -o $@
+endif
+
 # Call chains across a shared library, without frame pointers (tests/targets/chain/): each
 # compiler builds its own executable and library, found at run time through $ORIGIN.
 CHAIN_FLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra
