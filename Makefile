@@ -11,16 +11,46 @@
 #   make test       deps + build + default target + every test, then the kernel matrix
 #   make test-kernels  the kernel matrix alone (KERNELS="6.1 6.12" by default; 5.10 if fetchable)
 #   make test-asan  every unit test again under ASan + UBSan (in $(OUTPUT)-asan)
+#   make ARCH=arm64 [deps|all|test-emulated]  cross build in build-arm64 (Debian multiarch),
+#                   its unit tests under qemu-aarch64-static
 #   make fuzz       libFuzzer targets for maps, ELF and CFI parsing, FUZZ_SECONDS each
 #   make install    muxbpf, its default target, muxbpf(8) and the report schema into
 #                   $(DESTDIR)$(PREFIX)
 #   V=1             show the commands
 
-OUTPUT ?= build
 CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= cc
-ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+ARCH := $(HOST_ARCH)
+
+# Cross build (`make ARCH=arm64` on x86-64): its own $(OUTPUT) (build-arm64), the cross gcc
+# and binutils (CROSS=aarch64-linux-gnu-), clang --target for the clang-built test targets, and
+# the Debian multiarch :arm64 development packages through pkg-config (`make ARCH=arm64 deps`
+# installs them).  BPF objects are built for the target's __TARGET_ARCH against its vmlinux.h;
+# bpftool gen skeleton is architecture-neutral.
+MULTIARCH_x86 := x86_64-linux-gnu
+MULTIARCH_arm64 := aarch64-linux-gnu
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS ?= $(MULTIARCH_$(ARCH))-
+OUTPUT ?= build-$(ARCH)
+ifeq ($(origin CC),default)
+CC := $(CROSS)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := $(CROSS)g++
+endif
+CLANG_CC := $(CLANG) --target=$(MULTIARCH_$(ARCH))
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(MULTIARCH_$(ARCH))/pkgconfig:/usr/share/pkgconfig \
+	pkg-config
+FX_STRIP := $(CROSS)strip
+FX_OBJCOPY := $(CROSS)objcopy
+FX_READELF := $(CROSS)readelf
+FX_NM := $(CROSS)nm
+endif
+OUTPUT ?= build
+CLANG_CC ?= $(CLANG)
+PKG_CONFIG ?= pkg-config
 
 ifeq ($(V),1)
 Q =
@@ -57,15 +87,17 @@ GAME_TEMPLATE := /usr/share/tinymux/game
 PKGS := libbpf libelf libdw zlib liblzma libprotobuf-c jansson
 CFLAGS ?= -g -O2
 override CFLAGS += -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	-Iinclude -Isrc -I$(OUTPUT) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	-Iinclude -Isrc -I$(OUTPUT) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	-DMUXBPF_DEFAULT_NETMUX='"$(NETMUX_FP)"' -DMUXBPF_DEFAULT_TEMPLATE='"$(GAME_TEMPLATE)"'
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c -ljansson) -lstdc++ -lm
+LDLIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
+	echo -lbpf -lelf -ldw -lz -llzma -lprotobuf-c -ljansson) -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-Iinclude -Ivmlinux/$(ARCH) $(BPF_DEFS)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean deps netmux netmux-nofp upstream run test test-kernels test-asan check-tests install
+.PHONY: all clean deps netmux netmux-nofp upstream run test test-kernels test-asan test-emulated \
+	check-tests install
 
 all: $(OUTPUT)/muxbpf tests-build
 
@@ -98,7 +130,7 @@ $(OPT_SKELS): $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.linked.o
 SYSCALL_NAMES := $(OUTPUT)/syscall_names.h
 $(SYSCALL_NAMES): scripts/gen-syscalls.sh | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q)scripts/gen-syscalls.sh > $@
+	$(Q)scripts/gen-syscalls.sh $(if $(CROSS),"$(CC)") > $@
 
 # The generated headers are built first (order-only); an object that includes one depends on it
 # through its .d file (-MMD), so a BPF edit rebuilds profiler.o and the collectors, not every
@@ -182,7 +214,7 @@ install: $(OUTPUT)/muxbpf $(NETMUX_FP)
 
 # --- the README's two commands -----------------------------------------------------------------
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh $(if $(CROSS),$(ARCH))
 
 # Each run's artifacts in a dated directory of their own; the last line names the page.
 RUN_DIR ?= $(OUTPUT)/runs/$(shell date +%Y-%m-%d-%H%M%S)
@@ -204,6 +236,13 @@ test: deps
 # run).  `make test` runs it too, as tests/e2e/kernels.sh; this target picks KERNELS (5.10).
 test-kernels:
 	$(Q)tests/kernels/run.sh $(OUTPUT) $(KERNELS) || [ $$? -eq 77 ]
+
+# A cross build's cmocka suites under user-mode emulation (qemu-user-static), those that need no
+# BPF and no native process of the target's architecture (tests/run.sh, MUXBPF_RUNNER).
+QEMU_arm64 := qemu-aarch64-static
+test-emulated: all
+	$(Q)$(if $(CROSS),,echo "test-emulated: for a cross build (make ARCH=arm64 test-emulated)"; exit 1)
+	$(Q)MUXBPF_TESTS=suites MUXBPF_RUNNER=$(QEMU_$(ARCH)) tests/run.sh $(OUTPUT)
 
 # Every cmocka suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (a finding
 # aborts the suite: a failure), in $(OUTPUT)-asan; the default target is the plain build's.

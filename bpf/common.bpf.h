@@ -16,6 +16,14 @@ extern const volatile __u32 targ_tgid;
  * the stack (an id no sample was counted under yet). */
 extern int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_stats *st,
 			 __u32 *fresh);
+/* unwind.bpf.c, AArch64: the interrupted x30 for the next mb_user_stack() on this CPU (a leaf's
+ * return address); MB_USER_LR(x) calls it there and is nothing on x86-64. */
+#if defined(__TARGET_ARCH_arm64)
+extern int mb_user_lr(__u64 lr);
+#define MB_USER_LR(x) mb_user_lr(x)
+#else
+#define MB_USER_LR(x) ((void)0)
+#endif
 
 /*
  * bench/sampler_stages.sh only: build with BPF_DEFS=-DMUXBPF_BENCH_STAGE=N to make the sampler

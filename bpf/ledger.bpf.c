@@ -626,6 +626,7 @@ static __always_inline void walk_site(struct pt_regs *regs, struct muxbpf_thread
 	if (!site_drawn(s))
 		return;
 	st = bpf_map_lookup_elem(&site_stats, &ph);
+	MB_USER_LR(PT_REGS_RET_CORE(regs));
 	stack_id = mb_user_stack(PT_REGS_IP_CORE(regs), PT_REGS_SP_CORE(regs), PT_REGS_FP_CORE(regs),
 				 st, &fresh);
 	/* the call still counts, under "[no stack]" */

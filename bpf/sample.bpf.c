@@ -98,6 +98,7 @@ int mb_sample(struct bpf_perf_event_data *ctx)
 	key.pid = pid_tgid >> 32;
 	key.tid = (__u32)pid_tgid;
 	/* Content-addressed: two different stacks never share an id (no STACK_TRACE map). */
+	MB_USER_LR(PT_REGS_RET(&ctx->regs));
 	sid = mb_user_stack(PT_REGS_IP(&ctx->regs), PT_REGS_SP(&ctx->regs), PT_REGS_FP(&ctx->regs),
 			    st, &fresh);
 	if (MUXBPF_BENCH_STAGE)

@@ -16,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "muxbpf.h"
+#include "regs.bpf.h"
 
 /* Written by the loader before the first phase (pid 0: the views are off). */
 struct muxbpf_sc_config sc_config;
@@ -218,9 +219,10 @@ static __always_inline __u32 pop_below(__u64 sp)
 }
 
 /*
- * At do_ufun's `call mux_exec`: r8 is the object whose attribute is evaluated (mux_exec's
- * executor), the 9th argument on the stack (rsp + 16) is &fargs[1]: fargs[0], u()'s first
- * argument, sits just before it.
+ * At do_ufun's call of mux_exec(pStr, nStr, buff, bufc, executor, caller, enactor, eval, cargs,
+ * ncargs): argument 5 is the object whose attribute is evaluated (mux_exec's executor), 6 its
+ * caller; argument 9, on the stack (x86-64: rsp + 16, arm64: sp + 0), is &fargs[1]: fargs[0],
+ * u()'s first argument, sits just before it.
  */
 SEC("uprobe")
 int mb_sc_ufun_enter(struct pt_regs *ctx)
@@ -233,9 +235,10 @@ int mb_sc_ufun_enter(struct pt_regs *ctx)
 		return 0;
 	sc_stats.ufun_enter++;
 	sc_seg.hits++;
-	key.thing = (__s32)ctx->r8;
-	key.executor = (__s32)ctx->r9;
-	if (!bpf_probe_read_user(&cargs, sizeof(cargs), (void *)(sp + 16)) && cargs &&
+	key.thing = (__s32)MB_ARG(ctx, 5);
+	key.executor = (__s32)MB_ARG(ctx, 6);
+	if (!bpf_probe_read_user(&cargs, sizeof(cargs), (void *)(sp + MB_STACK_ARG_OFF(9))) &&
+	    cargs &&
 	    !bpf_probe_read_user(&farg0, sizeof(farg0), (void *)(cargs - 8)) && farg0)
 		bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)farg0);
 	id = intern(&sc_frames, &key, &sc_next_frame);
@@ -259,7 +262,7 @@ int mb_sc_ufun_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-/* At the call after mux_exec returned (rsp is back above the entry's): pop the frame. */
+/* At the call after mux_exec returned (sp is back above the entry's): pop the frame. */
 SEC("uprobe")
 int mb_sc_ufun_exit(struct pt_regs *ctx)
 {
@@ -298,10 +301,11 @@ static __always_inline void charge(__u32 ph, __u32 cmd, __u64 ns)
 }
 
 /*
- * Exact mode, at process_command's entry (executor in edi, enactor in edx, the command text in
- * r9): the time since the last command returned is between commands (cmd 0); a command that
- * did not return (a nested one starts, a missed exit) is charged up to here.  A new command
- * opens at a second read of the clock, after this program's own work (own_ns: in no segment).
+ * Exact mode, at process_command's entry (executor, caller, enactor, eval, interactive,
+ * command text: arguments 1, 3 and 6 are read): the time since the last command returned is
+ * between commands (cmd 0); a command that did not return (a nested one starts, a missed exit)
+ * is charged up to here.  A new command opens at a second read of the clock, after this
+ * program's own work (own_ns: in no segment).
  */
 SEC("uprobe")
 int mb_sc_cmd_start(struct pt_regs *ctx)
@@ -325,10 +329,10 @@ int mb_sc_cmd_start(struct pt_regs *ctx)
 		charge(sc_seg.phase, sc_seg.cmd, v.counter - sc_seg.start);
 	else if (sc_seg.cmd && sc_seg.ended && v.counter >= sc_seg.end)
 		charge(sc_seg.phase, 0, v.counter - sc_seg.end);
-	key.executor = (__s32)ctx->di;
-	key.enactor = (__s32)ctx->dx;
-	if (ctx->r9)
-		bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)ctx->r9);
+	key.executor = (__s32)MB_ARG(ctx, 1);
+	key.enactor = (__s32)MB_ARG(ctx, 3);
+	if (MB_ARG(ctx, 6))
+		bpf_probe_read_user_str(key.text, sizeof(key.text), (void *)MB_ARG(ctx, 6));
 	sc_seg.cmd = intern(&sc_cmds, &key, &sc_next_cmd);
 	sc_seg.phase = ph < MUXBPF_MAX_PHASES ? ph : 0;
 	sc_seg.start = v.counter;

@@ -116,13 +116,37 @@ STACK_MAP(ustacks_32, 32);
 STACK_MAP(ustacks_64, 64);
 STACK_MAP(ustacks_127, MUXBPF_MAX_STACK_DEPTH);
 
+/*
+ * The end of user space, and what a return address read from the stack keeps.  AArch64 (48-bit
+ * user addresses, as Debian's kernels): a return address signed with pointer authentication
+ * carries its code in the bits above, which are stripped before lookup.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define USER_MAX 0x0001000000000000ull
+#define STRIP_PAC(a) ((a) & (USER_MAX - 1))
+#else
 #define USER_MAX 0x00007ffffffff000ull
+#define STRIP_PAC(a) (a)
+#endif
 
 enum {
 	W_BP_OK = 1,      /* bp (or the slot at bp_addr) is the frame's rbp */
 	W_IP_EXACT = 2,   /* ip is an interrupted pc, not a return address */
 	W_BP_PENDING = 4, /* the frame's rbp is still in its stack slot at bp_addr */
+	W_SP_LOW = 8,     /* AArch64, after a frame-pointer step: sp is only a lower bound */
 };
+/*
+ * What a step to the caller clears.  On AArch64 a frame record sits at the bottom of its frame,
+ * so a frame-pointer step knows the caller's sp only as x29 + 16: an sp-based CFI rule cannot
+ * use it and the walk goes on by frame pointer (auto mode) until a CFI step finds the CFA again.
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define W_CALLER_CLEARS (W_IP_EXACT | W_SP_LOW)
+#define W_FP_STEP_SETS W_SP_LOW
+#else
+#define W_CALLER_CLEARS W_IP_EXACT
+#define W_FP_STEP_SETS 0
+#endif
 /* cfi_step() results besides 0 (caller found) and 1 (stop, w->end set). */
 #define STEP_CONTINUE 0
 #define STEP_STOP 1
@@ -130,6 +154,9 @@ enum {
 
 struct walk {
 	__u64 ip, sp, bp;
+#if defined(__TARGET_ARCH_arm64)
+	__u64 lr; /* x30 of the interrupted frame (mb_user_lr()), its return address in a leaf */
+#endif
 	__u32 gen; /* the process record's generation, 0 when there is none */
 	__u32 __pad;
 	__u64 bp_addr; /* W_BP_PENDING: where the caller saved rbp */
@@ -344,6 +371,7 @@ static __noinline long fp_step(struct scratch *s)
 		return stop(w, MUXBPF_WALK_BAD_FRAME);
 	if (stack_word(s, w->bp + 8, &ra) || stack_word(s, w->bp, &nbp))
 		return stop(w, MUXBPF_WALK_READ_FAULT);
+	ra = STRIP_PAC(ra);
 	if (ra == 0)
 		return stop(w, MUXBPF_WALK_ZERO_END);
 	/* Frames chain towards higher addresses; anything else is not a frame record. */
@@ -352,7 +380,7 @@ static __noinline long fp_step(struct scratch *s)
 	w->sp = w->bp + 16;
 	w->bp = nbp;
 	w->ip = ra;
-	w->flags &= ~W_IP_EXACT;
+	w->flags = (w->flags & ~W_CALLER_CLEARS) | W_FP_STEP_SETS;
 	return STEP_CONTINUE;
 }
 
@@ -447,6 +475,10 @@ static __noinline long cfi_step(struct scratch *s)
 
 	switch (info->cfa) {
 	case MUXBPF_CFA_RSP:
+#if defined(__TARGET_ARCH_arm64)
+		if (w->flags & W_SP_LOW)
+			return no_cfi(w, MUXBPF_WALK_UNSUPPORTED);
+#endif
 		cfa = w->sp + info->cfa_off;
 		break;
 	case MUXBPF_CFA_RBP:
@@ -467,11 +499,28 @@ static __noinline long cfi_step(struct scratch *s)
 	default:
 		return no_cfi(w, MUXBPF_WALK_NO_ROW);
 	}
+#if defined(__TARGET_ARCH_arm64)
+	/*
+	 * The return address still in x30 (a leaf, a prologue): the interrupted frame's only, and
+	 * there the CFA may be sp itself.
+	 */
+	if (info->ra == MUXBPF_RA_LR) {
+		if (!(w->flags & W_IP_EXACT) || cfa < w->sp || cfa >= USER_MAX)
+			return stop(w, MUXBPF_WALK_BAD_FRAME);
+		ra = w->lr;
+	} else if (cfa <= w->sp || cfa >= USER_MAX) {
+		return stop(w, MUXBPF_WALK_BAD_FRAME);
+	} else if (stack_word(s, cfa + info->ra_off, &ra)) {
+		return stop(w, MUXBPF_WALK_READ_FAULT);
+	}
+	ra = STRIP_PAC(ra);
+#else
 	/* The caller's frame lies above ours: a CFA at or below sp is a broken rule. */
 	if (cfa <= w->sp || cfa >= USER_MAX)
 		return stop(w, MUXBPF_WALK_BAD_FRAME);
 	if (stack_word(s, cfa + info->ra_off, &ra))
 		return stop(w, MUXBPF_WALK_READ_FAULT);
+#endif
 	/* The saved rbp is read only if a caller's rule or a frame-pointer step uses it. */
 	if (info->rbp == MUXBPF_RBP_AT) {
 		w->bp_addr = cfa + info->rbp_off;
@@ -485,7 +534,7 @@ static __noinline long cfi_step(struct scratch *s)
 		return stop(w, MUXBPF_WALK_BAD_FRAME);
 	w->ip = ra;
 	w->sp = cfa;
-	w->flags &= ~W_IP_EXACT;
+	w->flags &= ~W_CALLER_CLEARS;
 	return STEP_CONTINUE;
 }
 
@@ -557,6 +606,23 @@ static __always_inline long intern(void *map, struct scratch *s, __u32 end, __u3
 	old = bpf_map_lookup_elem(map, s->ips);
 	return old ? old->id : MUXBPF_STACK_FULL;
 }
+
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * AArch64: the interrupted frame's x30, for the mb_user_stack() call that follows on this CPU
+ * (mb_user_stack takes the five arguments a BPF function can have).  0 or -22.
+ */
+__hidden int mb_user_lr(__u64 lr)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+
+	if (!s)
+		return -22;
+	s->w.lr = lr;
+	return 0;
+}
+#endif
 
 /*
  * Walk the user stack of the current task from its interrupted registers and return the stack's

@@ -41,10 +41,14 @@ static int rule_ok(const struct muxbpf_unwind_info *in)
 	default:
 		return 0;
 	}
-	/* The return address in a slot below the CFA, 8-aligned. */
-	if (in->ra_off >= 0 || in->ra_off < -4096 || (in->ra_off & 7))
+	/* The return address in a slot below the CFA, 8-aligned, or (AArch64) in x30. */
+	if (in->ra > MUXBPF_RA_LR ||
+	    (in->ra == MUXBPF_RA_LR && (in->ra_off || in->cfa == MUXBPF_CFA_PLT)))
 		return 0;
-	if (in->cfa == MUXBPF_CFA_RSP && (in->cfa_off < 8 || in->cfa_off >= MAX_FRAME))
+	if (in->ra == MUXBPF_RA_AT && (in->ra_off >= 0 || in->ra_off < -4096 || (in->ra_off & 7)))
+		return 0;
+	if (in->cfa == MUXBPF_CFA_RSP && (in->cfa_off < (in->ra == MUXBPF_RA_AT ? 8 : 0) ||
+					  in->cfa_off >= MAX_FRAME))
 		return 0;
 	if (in->cfa == MUXBPF_CFA_RBP && (in->cfa_off < 0 || in->cfa_off >= MAX_FRAME))
 		return 0;

@@ -110,6 +110,10 @@ _Static_assert(sizeof(struct muxbpf_phase_stats) == 144, "muxbpf_phase_stats lay
  * {pc, info}: the rule at pc holds until the next row's pc.  Rules are deduplicated into a
  * second array (a few thousand distinct ones cover a whole process), so a row is 8 bytes.
  */
+/*
+ * The registers are named for x86-64; on AArch64 "rsp" is sp, "rbp" the frame pointer x29 and
+ * "rip" the pc (signal and PLT rules are x86-64's only).
+ */
 enum muxbpf_cfa {
 	MUXBPF_CFA_NONE = 0,    /* no CFI covers this pc (a gap between FDEs) */
 	MUXBPF_CFA_RSP,         /* CFA = rsp + cfa_off */
@@ -126,14 +130,20 @@ enum muxbpf_rbp {
 	MUXBPF_RBP_LOST,     /* undefined or not expressible: an rbp-based CFA above is unusable */
 };
 
+/* Where the return address is (AArch64's leaves keep it in the link register x30). */
+enum muxbpf_ra {
+	MUXBPF_RA_AT = 0, /* at CFA + ra_off */
+	MUXBPF_RA_LR,     /* still in x30, the frame's own (valid in the interrupted frame only) */
+};
+
 struct muxbpf_unwind_info {
 	__u8 cfa;        /* enum muxbpf_cfa */
 	__u8 rbp;        /* enum muxbpf_rbp */
 	__u8 plt_thresh; /* MUXBPF_CFA_PLT */
-	__u8 __pad;
+	__u8 ra;         /* enum muxbpf_ra */
 	__s32 cfa_off;
 	__s32 rbp_off;
-	__s32 ra_off; /* the return address is at CFA + ra_off (-8 on x86-64) */
+	__s32 ra_off; /* MUXBPF_RA_AT: the return address is at CFA + ra_off (-8 on x86-64) */
 };
 _Static_assert(sizeof(struct muxbpf_unwind_info) == 16, "muxbpf_unwind_info layout");
 

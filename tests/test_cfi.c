@@ -62,12 +62,63 @@ static void build_path(char *buf, size_t size, const char *rel)
 	assert_true(snprintf(buf, size, "%s/%s", exe, rel) < (int)size);
 }
 
+/*
+ * FDEs whose return address is undefined (DW_CFA_undefined on the return address column, in
+ * readelf's raw dump): on AArch64 readelf's interpreted table prints "u" both there and for a
+ * return address never saved (still in x30, a leaf), which the raw instructions tell apart.
+ */
+struct undef_fdes {
+	uint64_t lo[256], hi[256];
+	int n;
+};
+
 struct compare {
 	size_t rows, mismatches, skipped;
+	bool aarch64;
+	struct undef_fdes undef;
 	char first[512];
 };
 
-/* One readelf row (LOC, CFA text, rbp text or NULL, ra text) against the table. */
+static bool ra_undefined(const struct compare *c, uint64_t loc)
+{
+	for (int i = 0; i < c->undef.n; i++)
+		if (loc >= c->undef.lo[i] && loc < c->undef.hi[i])
+			return true;
+	return false;
+}
+
+/* A CFA "REG+N" of readelf's table: the stack pointer's or the frame pointer's name. */
+static bool cfa_is(const char *cfa, const char *x86, const char *a64, long *off)
+{
+	char fmt[32];
+
+	snprintf(fmt, sizeof(fmt), "%s+%%ld", x86);
+	if (sscanf(cfa, fmt, off) == 1)
+		return true;
+	snprintf(fmt, sizeof(fmt), "%s+%%ld", a64);
+	return sscanf(cfa, fmt, off) == 1;
+}
+
+/* The CFA rule of one row against readelf's CFA text. */
+static bool cfa_matches(const struct muxbpf_unwind_info *in, const char *cfa)
+{
+	long off;
+
+	if (cfa_is(cfa, "rsp", "sp", &off))
+		return in->cfa == MUXBPF_CFA_RSP && in->cfa_off == off;
+	if (cfa_is(cfa, "rbp", "x29", &off))
+		return in->cfa == MUXBPF_CFA_RBP && in->cfa_off == off;
+	if (!strcmp(cfa, "exp"))
+		return in->cfa == MUXBPF_CFA_PLT || in->cfa == MUXBPF_CFA_SIGNAL ||
+		       in->cfa == MUXBPF_CFA_UNSUPPORTED;
+	return in->cfa == MUXBPF_CFA_UNSUPPORTED;
+}
+
+/*
+ * One readelf row (LOC, CFA text, frame pointer text or NULL, ra text) against the table.  An
+ * "u" return address is the outermost frame, or on AArch64 outside an FDE that undefines it,
+ * the return address still in x30 under the row's CFA.
+ */
 static void compare_row(const struct cfi_table *t, uint64_t loc, const char *cfa, const char *rbp,
 			const char *ra, struct compare *c)
 {
@@ -77,20 +128,16 @@ static void compare_row(const struct cfi_table *t, uint64_t loc, const char *cfa
 	long off;
 
 	c->rows++;
-	if (ok && !strcmp(ra, "u")) {
+	if (ok && !strcmp(ra, "u") && (!c->aarch64 || ra_undefined(c, loc))) {
 		ok = in->cfa == MUXBPF_CFA_END;
 	} else if (ok) {
-		if (sscanf(cfa, "rsp+%ld", &off) == 1)
-			ok = in->cfa == MUXBPF_CFA_RSP && in->cfa_off == off;
-		else if (sscanf(cfa, "rbp+%ld", &off) == 1)
-			ok = in->cfa == MUXBPF_CFA_RBP && in->cfa_off == off;
-		else if (!strcmp(cfa, "exp"))
-			ok = in->cfa == MUXBPF_CFA_PLT || in->cfa == MUXBPF_CFA_SIGNAL ||
-			     in->cfa == MUXBPF_CFA_UNSUPPORTED;
-		else
-			ok = in->cfa == MUXBPF_CFA_UNSUPPORTED;
+		ok = cfa_matches(in, cfa);
 		if (ok && (in->cfa == MUXBPF_CFA_RSP || in->cfa == MUXBPF_CFA_RBP)) {
-			ok = !strcmp(ra, "c-8") && in->ra_off == -8;
+			if (!strcmp(ra, "u"))
+				ok = in->ra == MUXBPF_RA_LR;
+			else
+				ok = sscanf(ra, "c%ld", &off) == 1 && in->ra == MUXBPF_RA_AT &&
+				     in->ra_off == off && (c->aarch64 || off == -8);
 			if (!rbp || !strcmp(rbp, "u"))
 				ok = ok && in->rbp != MUXBPF_RBP_AT;
 			else if (sscanf(rbp, "c%ld", &off) == 1)
@@ -141,6 +188,47 @@ static void flush_fde(const struct cfi_table *t, struct rrow *rows, int n, uint6
 	}
 }
 
+static int elf_machine(const char *path)
+{
+	unsigned char h[20] = { 0 };
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	return h[18] | h[19] << 8; /* e_machine, little-endian */
+}
+
+/*
+ * The pc ranges where an FDE says DW_CFA_undefined of r30 (x30), from readelf's raw dump: from
+ * the location the instructions before it advanced to, to the FDE's end.
+ */
+static void read_undef_fdes(const char *path, struct undef_fdes *u)
+{
+	char cmd[PATH_MAX + 64], line[1024];
+	uint64_t lo = 0, hi = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *pc = strstr(line, " FDE ") ? strstr(line, "pc=") : NULL;
+		const char *to = strstr(line, "DW_CFA_advance_loc") ? strstr(line, " to ") : NULL;
+
+		if (pc && sscanf(pc, "pc=%" SCNx64 "..%" SCNx64, &lo, &hi) != 2)
+			lo = hi = 0;
+		if (to && sscanf(to, " to %" SCNx64, &lo) != 1)
+			lo = hi = 0;
+		if (strstr(line, "DW_CFA_undefined: r30") && hi > lo && u->n < 256) {
+			u->lo[u->n] = lo;
+			u->hi[u->n++] = hi;
+			lo = hi = 0;
+		}
+	}
+	pclose(f);
+}
+
 static void compare_with_readelf(const char *path, const struct cfi_table *t, struct compare *c)
 {
 	char cmd[PATH_MAX + 64], line[4096], *hcol[64], hdr[4096];
@@ -150,6 +238,9 @@ static void compare_with_readelf(const char *path, const struct cfi_table *t, st
 	FILE *f;
 
 	memset(c, 0, sizeof(*c));
+	c->aarch64 = elf_machine(path) == EM_AARCH64;
+	if (c->aarch64)
+		read_undef_fdes(path, &c->undef);
 	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames-interp '%s' 2>/dev/null", path);
 	f = popen(cmd, "r");
 	assert_non_null(f);
@@ -185,7 +276,7 @@ static void compare_with_readelf(const char *path, const struct cfi_table *t, st
 		sscanf(col[0], "%" SCNx64, &r->loc);
 		snprintf(r->cfa, sizeof(r->cfa), "%s", col[1]);
 		for (int i = 2; i < nh; i++) {
-			if (!strcmp(hcol[i], "rbp")) {
+			if (!strcmp(hcol[i], "rbp") || !strcmp(hcol[i], "x29")) {
 				snprintf(r->rbp, sizeof(r->rbp), "%s", col[i]);
 				r->has_rbp = true;
 			}
@@ -209,7 +300,7 @@ static void check_file(const char *path, double max_mismatch_pct)
 	print_message("%s: %zu rows (%zu FDEs, %zu skipped, %zu unsupported); readelf rows "
 		      "compared %zu, mismatches %zu, not comparable %zu\n",
 		      path, t.n, t.fdes, t.bad_fdes, t.unsupported, c.rows, c.mismatches, c.skipped);
-	assert_true(c.rows > 10);
+	assert_true(c.rows > 5);
 	if (c.mismatches * 100.0 > max_mismatch_pct * c.rows)
 		fail_msg("%s: %zu of %zu rows differ from readelf; first: %s", path, c.mismatches,
 			 c.rows, c.first);
@@ -227,6 +318,11 @@ static void test_rows_match_readelf_targets(void **state)
 	check_file(p, 0);
 	build_path(p, sizeof(p), "fixtures/libfx.so");
 	check_file(p, 0);
+#if defined(__aarch64__)
+	/* return addresses signed in the prologue (DW_CFA_AARCH64_negate_ra_state in the CFI) */
+	build_path(p, sizeof(p), "targets/synth_pac");
+	check_file(p, 0);
+#endif
 	/* netmux without frame pointers (make netmux-nofp), a C++ program, when it is built. */
 	build_path(p, sizeof(p), "../tinymux/nofp/mux2.12/src/netmux");
 	if (access(p, R_OK) == 0)
@@ -274,17 +370,31 @@ static void test_special_rows(void **state)
 	r = cfi_table__find(&t, a + 4);
 	assert_non_null(r);
 	assert_int_equal(r->info.cfa, MUXBPF_CFA_END);
-	/* A leaf that never touches the stack: CFA = rsp + 8 all along. */
+	/*
+	 * A leaf that never touches the stack: CFA = rsp + 8 all along, the return address below it
+	 * (x86-64); CFA = sp, the return address still in x30 (AArch64).
+	 */
 	a = sym_addr(p, "hot_a");
 	assert_true(a != 0);
 	for (uint64_t pc = a; pc < a + 16; pc++) {
 		r = cfi_table__find(&t, pc);
 		assert_non_null(r);
 		assert_int_equal(r->info.cfa, MUXBPF_CFA_RSP);
+#if defined(__aarch64__)
+		assert_int_equal(r->info.cfa_off, 0);
+		assert_int_equal(r->info.ra, MUXBPF_RA_LR);
+#else
 		assert_int_equal(r->info.cfa_off, 8);
+		assert_int_equal(r->info.ra, MUXBPF_RA_AT);
 		assert_int_equal(r->info.ra_off, -8);
+#endif
 	}
 	cfi_table__free(&t);
+#if defined(__aarch64__)
+	/* No PLT expression and no signal rule on AArch64 (its vDSO's sigreturn has its own CFI). */
+	(void)plt;
+	(void)sig;
+#else
 
 	assert_int_equal(cfi_table__build_file(LIBC, &t), 0);
 	for (size_t i = 0; i < t.n; i++) {
@@ -300,6 +410,7 @@ static void test_special_rows(void **state)
 	assert_true(plt);
 	assert_true(sig);
 	cfi_table__free(&t);
+#endif
 }
 
 /* A row the BPF walker may follow must keep it inside its sanity bounds. */
@@ -315,9 +426,14 @@ static void check_invariants(const struct cfi_table *t)
 		case MUXBPF_CFA_RSP:
 		case MUXBPF_CFA_RBP:
 		case MUXBPF_CFA_PLT:
-			assert_true(in->cfa_off >= (in->cfa == MUXBPF_CFA_RBP ? 0 : 8));
+			assert_true(in->ra == MUXBPF_RA_AT || in->ra == MUXBPF_RA_LR);
+			assert_true(in->cfa_off >= (in->cfa == MUXBPF_CFA_RBP || in->ra ? 0 : 8));
 			assert_true(in->cfa_off < (1 << 24));
-			assert_true(in->ra_off < 0 && in->ra_off >= -4096 && !(in->ra_off & 7));
+			if (in->ra == MUXBPF_RA_AT)
+				assert_true(in->ra_off < 0 && in->ra_off >= -4096 &&
+					    !(in->ra_off & 7));
+			else
+				assert_true(in->ra_off == 0 && in->cfa != MUXBPF_CFA_PLT);
 			if (in->rbp == MUXBPF_RBP_AT)
 				assert_true(in->rbp_off < 0 && !(in->rbp_off & 7));
 			else
@@ -422,7 +538,12 @@ static void test_fuzz_eh_frame(void **state)
 static void test_build_system_libs(void **state)
 {
 	static const char *const libs[] = {
-		"libc.so.6", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2",
+		"libc.so.6", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1",
+#if defined(__aarch64__)
+		"ld-linux-aarch64.so.1",
+#else
+		"ld-linux-x86-64.so.2",
+#endif
 		"libcrypt.so.1",
 	};
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "report/assemble.h"
@@ -1018,18 +1019,18 @@ static void test_runs_merge(void **state)
 static void test_site_share_stratified(void **state)
 {
 	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
-	/* write (nr 1) and getppid (nr 110): 2 ms each, exact */
+	/* write and getppid (the build's numbers: the names come from them): 2 ms each, exact */
 	struct ledger_sys_row sys[2] = {
-		{ .nr = 1, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
-		{ .nr = 110, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
+		{ .nr = SYS_write, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
+		{ .nr = SYS_getppid, .count = 800, .cpu_ns = 2000000, .wall_ns = 2000000 },
 	};
 	/* write's walked calls: 60 at one site, 40 at another; getppid's 100 at one site, cheap */
 	struct ledger_site_row sites[3] = {
-		{ .nr = 1, .stack_id = 1, .count = 60, .cpu_ns = 240000,
+		{ .nr = SYS_write, .stack_id = 1, .count = 60, .cpu_ns = 240000,
 		  .cpu_sq = 60 * (4000 >> 4) * (4000 >> 4) },
-		{ .nr = 1, .stack_id = 2, .count = 40, .cpu_ns = 160000,
+		{ .nr = SYS_write, .stack_id = 2, .count = 40, .cpu_ns = 160000,
 		  .cpu_sq = 40 * (4000 >> 4) * (4000 >> 4) },
-		{ .nr = 110, .stack_id = 3, .count = 100, .cpu_ns = 31250,
+		{ .nr = SYS_getppid, .stack_id = 3, .count = 100, .cpu_ns = 31250,
 		  .cpu_sq = 100 * (312 >> 4) * (312 >> 4) },
 	};
 	struct stats_ci ci, split;

@@ -45,7 +45,17 @@ $(OUTPUT)/tests/targets/synth_nofp: tests/targets/synth.c | $(OUTPUT)/tests/targ
 
 $(OUTPUT)/tests/targets/synth_nofp_clang: tests/targets/synth.c | $(OUTPUT)/tests/targets
 	$(call msg,TARGET,$@)
-	$(Q)$(CLANG) -O2 -g -fomit-frame-pointer -Wall -Wextra -Dnoipa=noinline $< -o $@
+	$(Q)$(CLANG_CC) -O2 -g -fomit-frame-pointer -Wall -Wextra -Dnoipa=noinline $< -o $@
+
+# AArch64: the same target with return addresses signed (pointer authentication, pac-ret) and
+# BTI, as distributions that build with -mbranch-protection=standard ship them.
+ifeq ($(ARCH),arm64)
+NOFP_TARGETS += $(OUTPUT)/tests/targets/synth_pac
+tests-build: $(OUTPUT)/tests/targets/synth_pac
+$(OUTPUT)/tests/targets/synth_pac: tests/targets/synth.c | $(OUTPUT)/tests/targets
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -mbranch-protection=standard -Wall -Wextra $< -o $@
+endif
 
 # Call chains across a shared library, without frame pointers (tests/targets/chain/): each
 # compiler builds its own executable and library, found at run time through $ORIGIN.
@@ -55,12 +65,12 @@ tests-build: $(OUTPUT)/tests/targets/chain_gcc $(OUTPUT)/tests/targets/chain_cla
 $(OUTPUT)/tests/targets/libchain_%.so: tests/targets/chain/lib.c tests/targets/chain/chain.h \
 		| $(OUTPUT)/tests/targets
 	$(call msg,TARGET,$@)
-	$(Q)$(if $(filter clang,$*),$(CLANG),$(CC)) $(CHAIN_FLAGS) -fPIC -shared $< -o $@
+	$(Q)$(if $(filter clang,$*),$(CLANG_CC),$(CC)) $(CHAIN_FLAGS) -fPIC -shared $< -o $@
 
 $(OUTPUT)/tests/targets/chain_%: tests/targets/chain/main.c tests/targets/chain/chain.h \
 		$(OUTPUT)/tests/targets/libchain_%.so
 	$(call msg,TARGET,$@)
-	$(Q)$(if $(filter clang,$*),$(CLANG),$(CC)) $(CHAIN_FLAGS) $< -L$(OUTPUT)/tests/targets \
+	$(Q)$(if $(filter clang,$*),$(CLANG_CC),$(CC)) $(CHAIN_FLAGS) $< -L$(OUTPUT)/tests/targets \
 		-lchain_$* -Wl,-rpath,'$$ORIGIN' -o $@
 
 -include $(wildcard $(OUTPUT)/tests/*.d $(OUTPUT)/tests/targets/*.d)

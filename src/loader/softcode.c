@@ -52,6 +52,7 @@ static const char *die_name(Dwarf_Die *die)
 
 struct dwarf_scan {
 	struct sc_target *t;
+	int call_len; /* a direct call's length: 5 (x86-64 call rel32), 4 (AArch64 bl) */
 	bool have_state, have_obj;
 	uint32_t off_cmd, off_executor, off_enactor;
 	bool got_cmd, got_executor, got_enactor;
@@ -165,12 +166,12 @@ static void scan_calls(struct dwarf_scan *s, Dwarf_Die *fn, bool ufun)
 			s->t->cmd_ret |= is_cmd[i];
 			continue;
 		}
-		/* both are direct calls (5 bytes): the probes sit on the call instructions */
+		/* both are direct calls (call_len bytes): the probes sit on the call instructions */
 		if (is_exec[i] && s->t->nufun < 4) {
-			s->t->ufun_enter[s->t->nufun] = rets[i] - 5;
-			s->t->ufun_exit[s->t->nufun++] = next - 5;
+			s->t->ufun_enter[s->t->nufun] = rets[i] - s->call_len;
+			s->t->ufun_exit[s->t->nufun++] = next - s->call_len;
 		} else if (is_cmd[i] && s->t->ncmd_exit < 8) {
-			s->t->cmd_exit[s->t->ncmd_exit++] = next - 5;
+			s->t->cmd_exit[s->t->ncmd_exit++] = next - s->call_len;
 		}
 	}
 }
@@ -240,11 +241,25 @@ static void scan_symbols(Elf *elf, struct sc_target *t, uint64_t *mudstate)
 	}
 }
 
-/* Is the byte at ELF address vaddr of exe a direct call (0xe8)? */
+/* The length of a direct call in exe's instruction set; 0: neither x86-64 nor AArch64. */
+static int call_len(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return 0;
+	return eh.e_machine == EM_X86_64 ? 5 : eh.e_machine == EM_AARCH64 ? 4 : 0;
+}
+
+/*
+ * Is the instruction at ELF address vaddr of exe a direct call: x86-64's call rel32 (0xe8),
+ * AArch64's bl (a little-endian word 0b100101 << 26 | imm26)?
+ */
 static bool is_call(Elf *elf, int fd, uint64_t vaddr)
 {
 	size_t n;
-	unsigned char b = 0;
+	unsigned char b[4] = { 0 };
+	int len = call_len(elf);
 
 	if (elf_getphdrnum(elf, &n))
 		return false;
@@ -254,7 +269,9 @@ static bool is_call(Elf *elf, int fd, uint64_t vaddr)
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
 		    vaddr >= ph.p_vaddr + ph.p_filesz)
 			continue;
-		return pread(fd, &b, 1, vaddr - ph.p_vaddr + ph.p_offset) == 1 && b == 0xe8;
+		if (pread(fd, b, sizeof(b), vaddr - ph.p_vaddr + ph.p_offset) != sizeof(b))
+			return false;
+		return len == 5 ? b[0] == 0xe8 : len == 4 && (b[3] & 0xfc) == 0x94;
 	}
 	return false;
 }
@@ -318,6 +335,11 @@ static void find_in(const char *exe, bool is_exe, const char *const *dirs, int n
 		snprintf(t->why, sizeof(t->why),
 			 "%s has no DWARF and no debuginfo was found by build-id (--debug-dir, "
 			 "/usr/lib/debug)", exe);
+		goto out;
+	}
+	s.call_len = call_len(elf);
+	if (!s.call_len) {
+		snprintf(t->why, sizeof(t->why), "%s: neither x86-64 nor AArch64", exe);
 		goto out;
 	}
 	snprintf(t->object, sizeof(t->object), "%s", exe);

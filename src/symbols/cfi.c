@@ -24,10 +24,15 @@
 #include "symbols/cfi.h"
 #include "symbols/elfread.h"
 
-/* x86-64 DWARF register numbers. */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RIP 16
+/*
+ * The DWARF register numbers of the machine's stack pointer, frame pointer and pc (-1: the pc is
+ * no DWARF register), and its return address column when that is a register of its own.
+ */
+struct regset {
+	int sp, fp, ip, lr;
+};
+static const struct regset regs_x86_64 = { .sp = 7, .fp = 6, .ip = 16, .lr = -1 };
+static const struct regset regs_aarch64 = { .sp = 31, .fp = 29, .ip = -1, .lr = 30 };
 
 /* Bounds on what a sane rule or FDE looks like; anything beyond is malformed input. */
 #define MAX_FRAME (1 << 24)       /* 16 MiB between sp and CFA */
@@ -37,7 +42,7 @@
 /*
  * libdw sizes a frame state by the highest register a CFA program names, and copies it at every
  * DW_CFA_remember_state: a 170-byte .eh_frame naming register 2^26 made it allocate 2 GiB
- * (found by fuzz/fuzz_cfi.c).  x86-64's DWARF registers stop at 125.
+ * (found by fuzz/fuzz_cfi.c).  x86-64's DWARF registers stop at 125, AArch64's at 127.
  */
 #define MAX_REG 256
 #define MAX_STATE_DEPTH 64
@@ -51,6 +56,7 @@ struct interval {
 struct builder {
 	Elf *elf;
 	GElf_Ehdr ehdr;
+	const struct regset *rs;
 	/* Executable PT_LOAD ranges: an FDE outside them is garbage. */
 	struct { uint64_t lo, hi; } text[16];
 	int ntext;
@@ -121,7 +127,7 @@ static int read_fixed(const uint8_t **pp, const uint8_t *end, int size, bool sig
 
 	if (end - *pp < size)
 		return -EINVAL;
-	/* x86-64 is little-endian; the caller checked the ELF's data encoding. */
+	/* Little-endian (x86-64, AArch64): the caller checked the ELF's data encoding. */
 	for (int i = size - 1; i >= 0; i--)
 		v = v << 8 | (*pp)[i];
 	if (sign && size < 8 && (v >> (size * 8 - 1)) & 1)
@@ -388,7 +394,7 @@ static bool breg(const Dwarf_Op *op, int *reg, int64_t *off)
 enum loc_kind { LOC_UNDEF, LOC_SAME, LOC_CFA_OFF, LOC_SP_OFF, LOC_OTHER };
 
 /* Where the caller's register regno is, as one of the few forms the walker evaluates. */
-static enum loc_kind reg_location(Dwarf_Frame *f, int regno, int64_t *off)
+static enum loc_kind reg_location(Dwarf_Frame *f, int regno, int sp, int64_t *off)
 {
 	Dwarf_Op mem[3], *ops = NULL;
 	size_t nops = 0, i = 0;
@@ -411,21 +417,22 @@ static enum loc_kind reg_location(Dwarf_Frame *f, int regno, int64_t *off)
 		i = 1;
 	}
 	/* Saved at sp + N (the signal trampoline's ucontext). */
-	if (nops == i + 1 && breg(&ops[i], &reg, off) && reg == REG_RSP)
+	if (nops == i + 1 && breg(&ops[i], &reg, off) && reg == sp)
 		return LOC_SP_OFF;
 	return LOC_OTHER;
 }
 
 /* DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_litK; DW_OP_ge; DW_OP_lit3;
  * DW_OP_shl; DW_OP_plus -- the linker's .plt CFA: 8 more once the stub has pushed its index. */
-static bool plt_expr(const Dwarf_Op *ops, size_t nops, int64_t *off, uint8_t *thresh)
+static bool plt_expr(const Dwarf_Op *ops, size_t nops, const struct regset *rs, int64_t *off,
+		     uint8_t *thresh)
 {
 	int reg;
 	int64_t o2;
 
-	if (nops != 9 || !breg(&ops[0], &reg, off) || reg != REG_RSP)
+	if (rs->ip < 0 || nops != 9 || !breg(&ops[0], &reg, off) || reg != rs->sp)
 		return false;
-	if (!breg(&ops[1], &reg, &o2) || reg != REG_RIP || o2 != 0)
+	if (!breg(&ops[1], &reg, &o2) || reg != rs->ip || o2 != 0)
 		return false;
 	if (ops[2].atom != DW_OP_lit15 || ops[3].atom != DW_OP_and)
 		return false;
@@ -443,8 +450,13 @@ static bool in_range(int64_t v, int64_t lo, int64_t hi)
 	return v >= lo && v < hi;
 }
 
-/* The frame state at one row, as a rule the BPF walker evaluates. */
-static void frame_rule(Dwarf_Frame *f, int ra_reg, struct muxbpf_unwind_info *in)
+/*
+ * The frame state at one row, as a rule the BPF walker evaluates.  The return address is in a
+ * slot below the CFA, or (AArch64) still in the link register: a leaf, or a function before it
+ * saves x30; the CFA may then be sp itself.
+ */
+static void frame_rule(Dwarf_Frame *f, int ra_reg, const struct regset *rs,
+		       struct muxbpf_unwind_info *in)
 {
 	int64_t ra_off = 0, rbp_off = 0, cfa_off = 0;
 	enum loc_kind ra, rbp;
@@ -454,17 +466,17 @@ static void frame_rule(Dwarf_Frame *f, int ra_reg, struct muxbpf_unwind_info *in
 
 	memset(in, 0, sizeof(*in));
 	in->cfa = MUXBPF_CFA_UNSUPPORTED;
-	ra = reg_location(f, ra_reg, &ra_off);
+	ra = reg_location(f, ra_reg, rs->sp, &ra_off);
 	if (ra == LOC_UNDEF) {
 		in->cfa = MUXBPF_CFA_END;
 		return;
 	}
 	if (dwarf_frame_cfa(f, &ops, &nops) || nops == 0)
 		return;
-	rbp = reg_location(f, REG_RBP, &rbp_off);
+	rbp = reg_location(f, rs->fp, rs->sp, &rbp_off);
 
 	/* Signal trampoline: CFA = [rsp + N], rip and rbp saved at rsp + M, rsp + K. */
-	if (nops == 2 && breg(&ops[0], &reg, &cfa_off) && reg == REG_RSP &&
+	if (nops == 2 && breg(&ops[0], &reg, &cfa_off) && reg == rs->sp &&
 	    ops[1].atom == DW_OP_deref && ra == LOC_SP_OFF && rbp == LOC_SP_OFF) {
 		if (!in_range(cfa_off, 0, 4096) || !in_range(ra_off, 0, 4096) ||
 		    !in_range(rbp_off, 0, 4096))
@@ -475,15 +487,21 @@ static void frame_rule(Dwarf_Frame *f, int ra_reg, struct muxbpf_unwind_info *in
 		in->rbp_off = (int32_t)rbp_off;
 		return;
 	}
-	/* Everything else returns through a slot below the CFA. */
-	if (ra != LOC_CFA_OFF || !in_range(ra_off, -4096, 0) || (ra_off & 7))
+	/* Everything else returns through a slot below the CFA, or through the link register. */
+	if (ra == LOC_SAME && ra_reg == rs->lr) {
+		in->ra = MUXBPF_RA_LR;
+	} else if (ra != LOC_CFA_OFF || !in_range(ra_off, -4096, 0) || (ra_off & 7)) {
 		return;
+	}
 	in->ra_off = (int32_t)ra_off;
-	if (nops == 1 && breg(&ops[0], &reg, &cfa_off) && (reg == REG_RSP || reg == REG_RBP)) {
-		if (!in_range(cfa_off, reg == REG_RSP ? 8 : 0, MAX_FRAME))
+	if (nops == 1 && breg(&ops[0], &reg, &cfa_off) && (reg == rs->sp || reg == rs->fp)) {
+		/* an sp-based CFA lies above the return address's slot, if it has one */
+		int64_t lo = reg == rs->sp && in->ra == MUXBPF_RA_AT ? 8 : 0;
+
+		if (!in_range(cfa_off, lo, MAX_FRAME))
 			return;
-		in->cfa = reg == REG_RSP ? MUXBPF_CFA_RSP : MUXBPF_CFA_RBP;
-	} else if (plt_expr(ops, nops, &cfa_off, &in->plt_thresh)) {
+		in->cfa = reg == rs->sp ? MUXBPF_CFA_RSP : MUXBPF_CFA_RBP;
+	} else if (plt_expr(ops, nops, rs, &cfa_off, &in->plt_thresh)) {
 		if (!in_range(cfa_off, 8, 4096))
 			return;
 		in->cfa = MUXBPF_CFA_PLT;
@@ -549,7 +567,7 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi,
 		}
 		if (end > hi)
 			end = hi;
-		frame_rule(f, ra, &info);
+		frame_rule(f, ra, b->rs, &info);
 		free(f);
 		if (info.cfa == MUXBPF_CFA_UNSUPPORTED)
 			b->t->unsupported++;
@@ -788,8 +806,13 @@ static int build(Elf *elf, struct cfi_table *t)
 	memset(t, 0, sizeof(*t));
 	if (!gelf_getehdr(elf, &b.ehdr))
 		return -EINVAL;
-	if (b.ehdr.e_ident[EI_CLASS] != ELFCLASS64 || b.ehdr.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    b.ehdr.e_machine != EM_X86_64)
+	if (b.ehdr.e_ident[EI_CLASS] != ELFCLASS64 || b.ehdr.e_ident[EI_DATA] != ELFDATA2LSB)
+		return -ENOTSUP;
+	if (b.ehdr.e_machine == EM_X86_64)
+		b.rs = &regs_x86_64;
+	else if (b.ehdr.e_machine == EM_AARCH64)
+		b.rs = &regs_aarch64;
+	else
 		return -ENOTSUP;
 	mb_elf_build_id_hex(elf, t->build_id, sizeof(t->build_id));
 	if (elf_getphdrnum(elf, &nph))

@@ -9,6 +9,13 @@
 #include "symbols/elfread.h"
 #include "symbols/libdeps.h"
 
+/* The Debian multiarch directory of the machine muxbpf runs on (its targets' libraries). */
+#if defined(__aarch64__)
+#define MB_MULTIARCH "aarch64-linux-gnu"
+#else
+#define MB_MULTIARCH "x86_64-linux-gnu"
+#endif
+
 static bool file_exists(const char *p)
 {
 	struct stat st;
@@ -94,7 +101,7 @@ static bool search_dir(const char *dir, const char *origin_dir, const char *name
 bool libdeps_resolve(const char *name, const char *exe_dir, const char *origin_dir,
 		     const char *runpath, char *out, size_t size)
 {
-	static const char *const sys[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+	static const char *const sys[] = { "/lib/" MB_MULTIARCH, "/usr/lib/" MB_MULTIARCH,
 					   "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
 	char rp[PATH_MAX], *save = NULL, *dir;
 

@@ -318,9 +318,10 @@ static int add_table(Elf *elf, bool symtab, struct cands *c)
 
 
 /*
- * PLT stubs have no symbol: name them "fn@plt" from .rela.plt, as perf does.  x86-64 only:
- * entry i of .plt.sec (IBT), or entry i + 1 of .plt (after PLT0), jumps through the GOT slot
- * of relocation i; entries are 16 bytes.
+ * PLT stubs have no symbol: name them "fn@plt" from .rela.plt, as perf does.  Entry i jumps
+ * through the GOT slot of relocation i; entries are 16 bytes.  x86-64: entry i of .plt.sec
+ * (IBT), or of .plt after PLT0 (16 bytes).  AArch64: of .plt after PLT0 (32 bytes), where the
+ * section holds exactly those (a BTI + PAC PLT has 24-byte entries and is left unnamed).
  */
 static int add_plt(struct image *img, struct cands *c)
 {
@@ -331,19 +332,23 @@ static int add_plt(struct image *img, struct cands *c)
 	GElf_Ehdr eh;
 	size_t first = 0, n;
 	Elf_Scn *dyn;
+	bool a64;
 
-	if (!plt) {
+	if (!gelf_getehdr(img->elf, &eh) ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
+		return 0;
+	a64 = eh.e_machine == EM_AARCH64;
+	if (!plt || a64) {
 		plt = mb_elf_section(img->elf, ".plt", NULL);
-		first = 1;
+		first = a64 ? 2 : 1;
 	}
-	if (!rela || !plt || !gelf_getehdr(img->elf, &eh) || eh.e_machine != EM_X86_64 ||
-	    !gelf_getshdr(rela, &rsh) || rsh.sh_type != SHT_RELA || !rsh.sh_entsize ||
-	    !gelf_getshdr(plt, &psh) || !(rd = elf_getdata(rela, NULL)) ||
+	if (!rela || !plt || !gelf_getshdr(rela, &rsh) || rsh.sh_type != SHT_RELA ||
+	    !rsh.sh_entsize || !gelf_getshdr(plt, &psh) || !(rd = elf_getdata(rela, NULL)) ||
 	    !(dyn = elf_getscn(img->elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
 	    !(dd = elf_getdata(dyn, NULL)))
 		return 0;
 	n = rd->d_size / rsh.sh_entsize;
-	if ((first + n) * 16 > psh.sh_size)
+	if ((first + n) * 16 > psh.sh_size || (a64 && (first + n) * 16 != psh.sh_size))
 		return 0;
 	img->plt_names = calloc(n ? n : 1, sizeof(*img->plt_names));
 	if (!img->plt_names || c->n + n > c->cap) {

@@ -4,11 +4,11 @@
  * (through its PLT) to MUXBPF_SHIM_FN — write (default: the replies it sends, once per command
  * in dispatch and softcode_arith, and in every command phase) or modf (once per command in
  * softcode_arith, 49 times in softcode_list, never in create, attrwrite, attrread, dispatch) —
- * first spins MUXBPF_SHIM_SPIN_US microseconds (default 5) in user mode in
- * shim_spin(), on the TSC, then calls the real function.  The calls and the CPU the spins took
- * are appended to MUXBPF_SHIM_OUT at exit: the truth the test compares muxbpf's numbers with.
+ * first spins MUXBPF_SHIM_SPIN_US microseconds (default 5) in user mode in shim_spin(), on a
+ * cycle counter, then calls the real function.  The calls and the CPU the spins took are
+ * appended to MUXBPF_SHIM_OUT at exit: the truth the test compares muxbpf's numbers with.
  * Each spin's CPU is read on the thread's clock around that spin, not taken from a calibration:
- * a spin ends by the TSC, so one preempted on a busy machine costs less CPU than one that is
+ * a spin ends by the counter, so one preempted on a busy machine costs less CPU than one that is
  * not (200 spins calibrated at start once gave 82 us for a 100 us spin whose calls in the
  * phase took 97).  The clock reads are syscalls: the part of them inside a reading is counted
  * as injected, which it is.
@@ -39,6 +39,28 @@ static unsigned long long clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* A cycle counter read in user mode (x86-64's TSC, AArch64's virtual counter) and a spin hint. */
+static inline unsigned long long ticks(void)
+{
+#if defined(__aarch64__)
+	unsigned long long v;
+
+	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return __builtin_ia32_rdtsc();
+#endif
+}
+
+static inline void relax(void)
+{
+#if defined(__aarch64__)
+	__asm__ volatile("yield");
+#else
+	__asm__ volatile("pause");
+#endif
+}
+
 static unsigned long long mono_ns(void)
 {
 	struct timespec ts;
@@ -58,21 +80,21 @@ __attribute__((constructor)) static void shim_init(void)
 	on = strcmp(program_invocation_short_name, "netmux") == 0;
 	on_modf = on && fn && !strcmp(fn, "modf");
 	on_write = on && !on_modf;
-	/* the TSC's rate against the monotonic clock, over 20 ms */
+	/* the counter's rate against the monotonic clock, over 20 ms */
 	t0 = mono_ns();
-	c0 = __builtin_ia32_rdtsc();
+	c0 = ticks();
 	while ((t1 = mono_ns()) - t0 < 20000000)
 		;
-	cycles_per_us = (__builtin_ia32_rdtsc() - c0) * 1000 / (t1 - t0);
+	cycles_per_us = (ticks() - c0) * 1000 / (t1 - t0);
 	spin_len = cycles_per_us * (us ? strtoul(us, NULL, 10) : 5);
 }
 
 __attribute__((noinline)) void shim_spin(void)
 {
-	unsigned long long t0 = __builtin_ia32_rdtsc();
+	unsigned long long t0 = ticks();
 
-	while (__builtin_ia32_rdtsc() - t0 < spin_len)
-		__asm__ volatile("pause");
+	while (ticks() - t0 < spin_len)
+		relax();
 }
 
 static void spin_counted(void)
