@@ -106,6 +106,25 @@ static void test_ratio_rounds(void **state)
 	NEAR(ci.value, 0.3, 1e-12);
 }
 
+/* Two rounds of 1 and 0 per unit: t(1) = 12.706 puts the lower end at -5.85; CPU per command
+ * stops at 0, the upper end stays. */
+static void test_ci_nonneg(void **state)
+{
+	const double num[] = { 1, 0 }, den[] = { 1, 1 };
+	struct stats_ci ci;
+
+	(void)state;
+	stats_ratio_rounds(num, den, 2, &ci);
+	assert_true(ci.lo < 0);
+	stats_ci_nonneg(&ci);
+	NEAR(ci.lo, 0, 1e-12);
+	NEAR(ci.hi, 0.5 + 12.706 * 0.5, 1e-3);
+	assert_true(ci.valid);
+	ci.lo = 0.25;
+	stats_ci_nonneg(&ci);
+	NEAR(ci.lo, 0.25, 1e-12);
+}
+
 static void test_mean(void **state)
 {
 	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
@@ -461,7 +480,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pct), cmocka_unit_test(test_t975),	      cmocka_unit_test(test_wilson),
 		cmocka_unit_test(test_design_factor),
-		cmocka_unit_test(test_ratio_rounds), cmocka_unit_test(test_mean),
+		cmocka_unit_test(test_ratio_rounds),
+		cmocka_unit_test(test_ci_nonneg), cmocka_unit_test(test_mean),
 		cmocka_unit_test(test_coverage),      cmocka_unit_test(test_jitter_period),
 		cmocka_unit_test(test_share_sampled),
 		cmocka_unit_test(test_median),	      cmocka_unit_test(test_wilcoxon),

@@ -119,6 +119,12 @@ void stats_ratio_rounds(const double *num, const double *den, int r, struct stat
 	out->valid = true;
 }
 
+void stats_ci_nonneg(struct stats_ci *ci)
+{
+	if (ci->lo < 0)
+		ci->lo = 0;
+}
+
 double stats_design_factor(const double *wide_half, const double *wilson_half, int n)
 {
 	double wide = 0, wilson = 0;

@@ -51,6 +51,10 @@ void stats_share(uint64_t k, uint64_t n, struct stats_ci *out);
  */
 void stats_ratio_rounds(const double *num, const double *den, int r, struct stats_ci *out);
 
+/* A quantity that cannot be negative (CPU time per command): the interval's lower end stops at 0
+ * (two rounds give t = 12.7, and their interval often reaches below it). */
+void stats_ci_nonneg(struct stats_ci *ci);
+
 /*
  * How much wider a set of rows' intervals are than Wilson's: sqrt(sum wide_half^2 / sum
  * wilson_half^2) over the n rows (the pooled ratio of variances' square root, a design effect

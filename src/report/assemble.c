@@ -240,6 +240,7 @@ static int fill_rounds(struct report *r, struct report_phase *rp, const struct w
 		cmds[j] = (double)rr->v[j].commands;
 	}
 	stats_ratio_rounds(ns, cmds, (int)n, &rr->cpu_per_cmd);
+	stats_ci_nonneg(&rr->cpu_per_cmd);
 	if (rp->has_ledger && (err = fill_sys_ci(rp, w, n)))
 		return err;
 	rr->judged_by = rounds_judged_view(&rp->fold, r->rule_by);

@@ -401,6 +401,7 @@ static int runs_rounds(struct report_phase *p, const struct report *in, int n, i
 		cmds[k] = (double)q->commands;
 	}
 	stats_ratio_rounds(ns, cmds, n, &rr->cpu_per_cmd);
+	stats_ci_nonneg(&rr->cpu_per_cmd);
 	for (int by = 0; by < FOLD_BY__COUNT && !err; by++) {
 		size_t rows = p->fold.by[by].n;
 

@@ -7,7 +7,8 @@
 # engine.so's and libmux.so's samples named; that the spread and rounds tables have a row for
 # each phase and agree with report.json (lib.inc check_runs); that diff of the two 2.14 runs,
 # and of 2.12 against 2.14, gives finite figures and intervals, each function once, and names
-# functions only engine.so defines (by nm), with each side's version in its header; and that a
+# functions only engine.so defines (2.14/2.14) or only 2.14's objects define (2.12 against 2.14;
+# by nm), with each side's version in its header; and that a
 # 2.14 run diffed against itself shows no change.  Exit 77 = skipped (not root, no BTF, no 2.14
 # build).
 set -u
@@ -63,12 +64,18 @@ defined "$game/bin/engine.so" >"$work/fns.engine.all"
 defined "$game/bin/netmux" "$game/bin/libmux.so" "$netmux_a" >"$work/fns.other"
 comm -23 "$work/fns.engine.all" "$work/fns.other" >"$work/fns.engine"
 [ -s "$work/fns.engine" ] || fail "nm read no function of engine.so"
+# Functions 2.14's objects define and 2.12's netmux does not (the engine's new code, ganl's
+# network engine, SQLite): 2.12 against 2.14 moves them from nothing to their share.
+defined "$game/bin/engine.so" "$game/bin/netmux" "$game/bin/libmux.so" >"$work/fns.b.all"
+defined "$netmux_a" >"$work/fns.a"
+comm -23 "$work/fns.b.all" "$work/fns.a" >"$work/fns.new"
+[ -s "$work/fns.new" ] || fail "nm read no function that only 2.14 defines"
 
 fail_files="$work/d14.txt $work/d12.txt"
 check_diff "$work/up1" "$work/up2" "$work/d14" "$work/fns.engine"
 head -1 "$work/d14.txt" | grep -q 'MUX 2\.14\..*MUX 2\.14\.' ||
 	fail "the 2.14 diff's header names no 2.14"
-check_diff "$work/deb" "$work/up1" "$work/d12" "$work/fns.engine"
+check_diff "$work/deb" "$work/up1" "$work/d12" "$work/fns.new"
 head -1 "$work/d12.txt" | grep -q 'old .*MUX 2\.12\..* -> new .*MUX 2\.14\.' ||
 	fail "the 2.12 vs 2.14 diff's header does not name 2.12 as old and 2.14 as new"
 "$muxbpf" diff "$work/up1" "$work/up1" >"$work/self.txt" ||
