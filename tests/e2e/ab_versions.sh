@@ -4,11 +4,11 @@
 # small scale.  Checks that the text header, ab.json and the ab page name each side's version
 # (2.12 for A, 2.14 for B, as each netmux answered @version); that the verdict's fields are
 # there with an interval around the ratio; and that a function one build only defines is marked
-# so, against nm's reading of the two builds' objects: every function marked "only in B" is
-# defined by none of A's game objects and by one of B's, functions engine.so defines and A's
-# netmux does not are among them, and a function both define (process_command: in netmux in
-# 2.12, in engine.so in 2.14) is not marked.  Exit 77 = skipped (not root, no BTF, no 2.14
-# build).
+# so, against nm's reading of each build's objects and the libraries they load: every function
+# marked "only in B" is defined by none of A's and by one of B's, functions engine.so defines
+# and A's netmux does not are among them, and a function both define (process_command: in
+# netmux in 2.12, in engine.so in 2.14) is not marked.  Exit 77 = skipped (not root, no BTF,
+# no 2.14 build).
 set -u
 out=${1:-build}
 muxbpf=$out/muxbpf
@@ -47,10 +47,14 @@ node "$here/validate.js" "$npm_dir/node_modules" doc/ab.schema.json "$work/ab/ab
 sed -n 2p "$work/ab.txt" | grep -q '^ *MUX 2\.12\.' || fail "the header names no 2.12 for A"
 sed -n 4p "$work/ab.txt" | grep -q '^ *MUX 2\.14\.' || fail "the header names no 2.14 for B"
 
-# The functions each build's objects define, by nm (A: netmux; B: netmux, engine.so, libmux.so
-# and the modules; the system libraries are the same files on both sides).
-defined "$netmux_a" >"$work/fns.a"
-defined "$game_b/bin/netmux" "$game_b"/bin/*.so >"$work/fns.b"
+# The functions each build's objects define, by nm: A's netmux, B's netmux, engine.so,
+# libmux.so and the modules, and on each side the shared libraries they load (ldd): the two
+# builds link different ones (2.14 links libpcre2, libssl and libcrypto; 2.12 does not), and a
+# function of such a library is one build's only.
+libs() { ldd "$@" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' | sort -u; }
+defined "$netmux_a" $(libs "$netmux_a") >"$work/fns.a"
+defined "$game_b/bin/netmux" "$game_b"/bin/*.so $(libs "$game_b/bin/netmux" "$game_b"/bin/*.so) \
+	>"$work/fns.b"
 defined "$game_b/bin/engine.so" >"$work/fns.engine"
 [ -s "$work/fns.a" ] && [ -s "$work/fns.engine" ] || fail "nm read no functions"
 

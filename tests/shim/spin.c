@@ -39,27 +39,18 @@ static unsigned long long clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* A cycle counter read in user mode (x86-64's TSC, AArch64's virtual counter) and a spin hint. */
-static inline unsigned long long ticks(void)
-{
+/*
+ * A cycle counter read in user mode (x86-64's TSC, AArch64's virtual counter) and a spin hint.
+ * Macros, not inline functions: the spin's every instruction is shim_spin's own line, so a
+ * sample in it names shim_spin, not an inlined helper (DWARF names inlined frames).
+ */
 #if defined(__aarch64__)
-	unsigned long long v;
-
-	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
-	return v;
+#define TICKS(v) __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v))
+#define RELAX() __asm__ volatile("yield")
 #else
-	return __builtin_ia32_rdtsc();
+#define TICKS(v) ((v) = __builtin_ia32_rdtsc())
+#define RELAX() __asm__ volatile("pause")
 #endif
-}
-
-static inline void relax(void)
-{
-#if defined(__aarch64__)
-	__asm__ volatile("yield");
-#else
-	__asm__ volatile("pause");
-#endif
-}
 
 static unsigned long long mono_ns(void)
 {
@@ -73,7 +64,7 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	const char *us = getenv("MUXBPF_SHIM_SPIN_US"), *fn = getenv("MUXBPF_SHIM_FN");
 	int on;
-	unsigned long long t0, c0, t1;
+	unsigned long long t0, c0, c1, t1;
 
 	real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
 	real_modf = (double (*)(double, double *))dlsym(RTLD_NEXT, "modf");
@@ -82,19 +73,21 @@ __attribute__((constructor)) static void shim_init(void)
 	on_write = on && !on_modf;
 	/* the counter's rate against the monotonic clock, over 20 ms */
 	t0 = mono_ns();
-	c0 = ticks();
+	TICKS(c0);
 	while ((t1 = mono_ns()) - t0 < 20000000)
 		;
-	cycles_per_us = (ticks() - c0) * 1000 / (t1 - t0);
+	TICKS(c1);
+	cycles_per_us = (c1 - c0) * 1000 / (t1 - t0);
 	spin_len = cycles_per_us * (us ? strtoul(us, NULL, 10) : 5);
 }
 
 __attribute__((noinline)) void shim_spin(void)
 {
-	unsigned long long t0 = ticks();
+	unsigned long long t0, t;
 
-	while (ticks() - t0 < spin_len)
-		relax();
+	TICKS(t0);
+	for (TICKS(t); t - t0 < spin_len; TICKS(t))
+		RELAX();
 }
 
 static void spin_counted(void)
