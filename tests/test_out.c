@@ -1083,6 +1083,48 @@ static void test_site_share_stratified(void **state)
 	report_figures_free(&r);
 }
 
+/* The figures corrected for muxbpf's cost: computed once by report_figures and stored (the
+ * phase's, each syscall row's, per call), as cost_correct() gives them; none without a cost. */
+static void test_corrected_stored(void **state)
+{
+	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
+	struct ledger_sys_row sys[2] = {
+		{ .nr = SYS_write, .count = 1500, .cpu_ns = 3000000, .wall_ns = 3000000 },
+		{ .nr = SYS_getppid, .count = 500, .cpu_ns = 30000, .wall_ns = 30000 },
+	};
+	struct report r;
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.phases[0].ledger.sys = sys;
+	r.phases[0].ledger.nsys = 2;
+	r.phases[0].ledger.oncpu_ns = 10000000;
+	r.phases[0].ledger.sys_cpu_ns = 4000000;
+	r.phases[0].ledger.sys_count = 2000;
+	assert_int_equal(report_figures(&r), 0);
+	assert_false(r.phases[0].corrected.valid); /* no cost measured */
+	assert_null(r.phases[0].sys_corrected);
+	report_figures_free(&r);
+
+	r.phases[0].cost.valid = true;
+	r.phases[0].cost.calib.floor_ns = 200;
+	r.phases[0].cost.est.valid = true;
+	r.phases[0].cost.est.in_ctx_ns = 400000;
+	r.phases[0].cost.est.call_ns = 100;
+	assert_int_equal(report_figures(&r), 0);
+	assert_true(r.phases[0].corrected.valid);
+	/* 10 ms less the programs' 0.4 ms and 2000 x 200 ns of hook path */
+	assert_true(fabs(r.phases[0].corrected.oncpu_ns - 9200000) < 1e-6);
+	assert_true(fabs(r.phases[0].corrected.sys_ns - 3800000) < 1e-6);
+	assert_non_null(r.phases[0].sys_corrected);
+	/* write: 3 ms less 1500 x 100 ns, 1.9 us a call; getppid never below 0 */
+	assert_true(fabs(r.phases[0].sys_corrected[0].cpu_ns - 2850000) < 1e-6);
+	assert_true(fabs(r.phases[0].sys_corrected[0].us_per_call - 1.9) < 1e-9);
+	assert_true(fabs(r.phases[0].sys_corrected[1].cpu_ns) < 1e-9);
+	assert_true(fabs(r.phases[0].sys_corrected[1].us_per_call) < 1e-9);
+	report_figures_free(&r);
+}
+
 static void test_runs_merge_syscalls(void **state)
 {
 	struct fold_row rows[3][2] = { { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } },
@@ -1256,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_site_share_stratified),
+		cmocka_unit_test(test_corrected_stored),
 		cmocka_unit_test(test_diff_verdicts),
 	};
 

@@ -235,19 +235,17 @@ static const struct report_phase *report_phase_of(const struct report *r, unsign
 	return NULL;
 }
 
-/* The subtitle's estimate without muxbpf's own time, labelled as one (cost_correct()). */
+/* The subtitle's estimate without muxbpf's own time, labelled as one (the report's
+ * corrected figures). */
 static void corrected_title(char *sub, size_t size, const struct report_phase *rp)
 {
-	struct mb_corrected k;
 	size_t n = strlen(sub);
 
 	if (!rp || !rp->has_ledger || n >= size)
 		return;
-	cost_correct(rp->ledger.oncpu_ns, rp->ledger.sys_cpu_ns, rp->ledger.sys_count, &rp->cost,
-		     &k);
-	if (k.valid)
+	if (rp->corrected.valid)
 		snprintf(sub + n, size - n, "; corrected for muxbpf (estimate): on-CPU %.2f ms, "
-			 "kernel %.2f ms", k.oncpu_ns / 1e6, k.sys_ns / 1e6);
+			 "kernel %.2f ms", rp->corrected.oncpu_ns / 1e6, rp->corrected.sys_ns / 1e6);
 }
 
 /* Where the hover text's intervals come from. */

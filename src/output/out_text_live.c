@@ -124,25 +124,21 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 void report_print_corrected(FILE *f, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	uint64_t oncpu = p->has_ledger ? l->oncpu_ns : p->oncpu_ns;
-	struct mb_corrected k;
+	const struct mb_corrected *k = &p->corrected;
 
-	if (!p->has_ledger)
-		return;
-	cost_correct(oncpu, l->sys_cpu_ns, l->sys_count, &p->cost, &k);
-	if (!k.valid)
+	if (!p->has_ledger || !k->valid)
 		return;
 	fprintf(f, "  corrected for muxbpf (estimate): on-CPU %.2f ms (user %.2f + syscalls %.2f), "
 		"measured %.2f; removed %.3f ms of its programs in netmux's context",
-		k.oncpu_ns / 1e6, k.usr_ns / 1e6, k.sys_ns / 1e6, oncpu / 1e6, k.programs_ns / 1e6);
-	if (k.floor_ns >= 0)
+		k->oncpu_ns / 1e6, k->usr_ns / 1e6, k->sys_ns / 1e6, l->oncpu_ns / 1e6,
+		k->programs_ns / 1e6);
+	if (k->floor_ns >= 0)
 		fprintf(f, " and %.3f ms of syscall hook path (%.0f ns × %" PRIu64 " syscalls, "
-			"measured at attach)", k.path_ns / 1e6, k.floor_ns, l->sys_count);
-	fprintf(f, "; each syscall %.0f ns less", k.call_ns);
+			"measured at attach)", k->path_ns / 1e6, k->floor_ns, l->sys_count);
+	fprintf(f, "; each syscall %.0f ns less", k->call_ns);
 	for (size_t i = 0; i < l->nsys && i < 3; i++)
 		if (l->sys[i].count)
 			fprintf(f, "%s %s %.2f us/call", i ? "," : ":", syscall_name(l->sys[i].nr),
-				cost_correct_call(&k, l->sys[i].cpu_ns, l->sys[i].count) / 1e3 /
-					l->sys[i].count);
+				p->sys_corrected[i].us_per_call);
 	fputc('\n', f);
 }

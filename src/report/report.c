@@ -313,6 +313,30 @@ static int ledger_ci(const struct report *r, struct report_phase *p)
 	return 0;
 }
 
+/*
+ * The phase's figures less muxbpf's own time in netmux's context (cost_correct()) and each
+ * syscall row's, per call too: the estimate the text report, report.json and the flame graph's
+ * subtitle print.  0 or -ENOMEM.
+ */
+static int corrected(struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	cost_correct(l->oncpu_ns, l->sys_cpu_ns, l->sys_count, &p->cost, &p->corrected);
+	if (!p->corrected.valid || !l->nsys)
+		return 0;
+	p->sys_corrected = calloc(l->nsys, sizeof(*p->sys_corrected));
+	if (!p->sys_corrected)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nsys; i++) {
+		struct report_sys_corrected *c = &p->sys_corrected[i];
+
+		c->cpu_ns = cost_correct_call(&p->corrected, l->sys[i].cpu_ns, l->sys[i].count);
+		c->us_per_call = l->sys[i].count ? c->cpu_ns / 1e3 / l->sys[i].count : 0;
+	}
+	return 0;
+}
+
 /* Keep one issue in the report (report_issues' fn); a failed copy is left out. */
 static void keep_issue(void *ctx, bool error, const char *msg)
 {
@@ -340,6 +364,8 @@ int report_figures(struct report *r)
 			err = share_ci(p);
 		if (!err && p->has_ledger)
 			err = ledger_ci(r, p);
+		if (!err && p->has_ledger)
+			err = corrected(p);
 		if (err)
 			return err;
 	}
@@ -372,6 +398,8 @@ void report_figures_free(struct report *r)
 		free(p->site_ci);
 		p->sys_ci = NULL;
 		p->site_ci = NULL;
+		free(p->sys_corrected);
+		p->sys_corrected = NULL;
 	}
 }
 

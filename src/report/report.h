@@ -39,6 +39,11 @@ struct report_sys_ci {
 	struct stats_ci share, us_per_call;
 };
 
+/* A syscall row's on-CPU less muxbpf's part in each call (cost_correct_call), and per call. */
+struct report_sys_corrected {
+	double cpu_ns, us_per_call;
+};
+
 /* How a phase ran in rounds, and the intervals the rounds give. */
 struct report_rounds {
 	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
@@ -116,6 +121,12 @@ struct report_phase {
 	struct report_sys_ci *sys_ci;
 	enum report_sys_from sys_from;
 	struct stats_ci *site_ci;
+	/* The phase's figures less muxbpf's own time in netmux's context (cost_correct(), from
+	 * the ledger's on-CPU, syscall CPU and calls), an estimate computed once (report_figures):
+	 * valid only with the ledger and a calibrated cost; sys_corrected per row of ledger.sys
+	 * (NULL unless corrected.valid). */
+	struct mb_corrected corrected;
+	struct report_sys_corrected *sys_corrected;
 };
 
 struct sc_data;
@@ -222,8 +233,8 @@ double report_max_check_diff(const struct report *r);
 /*
  * The figures every writer prints, computed once from the report's rows and rounds, so that
  * the writers only format: each phase's softcode rows (sc_commands, sc_paths, when the views
- * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', the
- * on-CPU check and the issues (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
+ * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', its
+ * figures corrected for muxbpf's cost, the on-CPU check and the issues (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
  * before it is written.  0 or -ENOMEM (report_free() frees what it made either way).
  */
 int report_figures(struct report *r);
