@@ -1067,9 +1067,18 @@ static void test_site_share_stratified(void **state)
 	assert_true(fabs(ci.value + split.value - 0.5) < 1e-12);
 	/* the text lists getppid's site first, then write's two */
 	assert_non_null(f);
+	r.phases[0].ledger.site_walk_ns = 300000;
 	assert_int_equal(report_figures(&r), 0);
+	/* the order, walks and us per walk the report stores for the text */
+	assert_non_null(r.phases[0].site_order);
+	assert_int_equal(r.phases[0].site_order[0], 2);
+	assert_int_equal(r.phases[0].site_order[1], 0);
+	assert_int_equal(r.phases[0].site_order[2], 1);
+	assert_int_equal(r.phases[0].site_walks, 200);
+	assert_true(fabs(r.phases[0].site_walk_us - 1.5) < 1e-12);
 	report_print(f, &r);
 	text = read_all(f, &len);
+	assert_non_null(strstr(text, "the 200 walks took 0.300 ms (1.5 us each)"));
 	a = strstr(text, "  50.0%");
 	b = strstr(text, "  30.0%");
 	c = strstr(text, "  20.0%");

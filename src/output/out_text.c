@@ -569,66 +569,39 @@ static void print_syscalls(FILE *f, const struct report_phase *p, int top)
 	}
 }
 
-struct site_order {
-	size_t i;
-	struct stats_ci ci;
-};
-
-static int by_share_desc(const void *a, const void *b)
-{
-	const struct site_order *x = a, *y = b;
-
-	if (x->ci.value != y->ci.value)
-		return (x->ci.value < y->ci.value) - (x->ci.value > y->ci.value);
-	return (x->i > y->i) - (x->i < y->i); /* ties in the table's order */
-}
-
 /*
  * The call sites: a random sample of the calls (1 in site_every), each site's share of the
  * syscalls' on-CPU (its syscall's exact time split by the walked calls: the report's site_ci,
- * report_site_ci()) with the split's 95% interval, largest first; the walks' own time, which
- * the ledger keeps out of the calls and out of user time.
+ * report_site_ci()) with the split's 95% interval, largest first (the report's site_order); the
+ * walks' own time, which the ledger keeps out of the calls and out of user time.
  */
 static void print_sites(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	struct site_order *o;
-	uint64_t walks = 0;
 	int shown = 0;
 
-	if (!l->site_cpu_ns || !l->nsites)
+	if (!l->site_cpu_ns || !l->nsites || !p->site_order)
 		return;
-	o = calloc(l->nsites, sizeof(*o));
-	if (!o)
-		return;
-	for (size_t i = 0; i < l->nsites; i++) {
-		walks += l->sites[i].count;
-		o[i].i = i;
-		o[i].ci = p->site_ci[i];
-	}
-	/* the split can order sites other than their walked calls' CPU does */
-	qsort(o, l->nsites, sizeof(*o), by_share_desc);
 	fprintf(f, "  kernel time by user call site: share = %% of the syscalls' on-CPU, each "
 		   "syscall's exact time split among its sites by its walked calls (the stacks of "
 		   "1 call in %u at random); +- = 95%% interval of that split; ? = wider than the "
 		   "share; the %" PRIu64 " walks took %.3f ms (%.1f us each), outside the calls "
 		   "and user time\n",
-		r->site_every, walks, ms(l->site_walk_ns),
-		walks ? l->site_walk_ns / 1e3 / walks : 0);
+		r->site_every, p->site_walks, ms(l->site_walk_ns), p->site_walk_us);
 	for (size_t k = 0; k < l->nsites && shown < r->top; k++) {
-		const struct ledger_site_row *y = &l->sites[o[k].i];
+		size_t i = p->site_order[k];
+		const struct ledger_site_row *y = &l->sites[i];
+		const struct stats_ci *ci = &p->site_ci[i];
 		char c[16];
 
-		if (!y->cpu_ns || o[k].ci.value <= 0)
+		if (!y->cpu_ns || ci->value <= 0)
 			break;
-		format_ci(c, sizeof(c), &o[k].ci);
-		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * o[k].ci.value,
-			o[k].ci.valid ? c : "-", syscall_name(y->nr),
-			p->site_labels && p->site_labels[o[k].i] ? p->site_labels[o[k].i]
-								  : "[no stack]");
+		format_ci(c, sizeof(c), ci);
+		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * ci->value, ci->valid ? c : "-",
+			syscall_name(y->nr),
+			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
 		shown++;
 	}
-	free(o);
 }
 
 static void print_ledger(FILE *f, const struct report *r, const struct report_phase *p)

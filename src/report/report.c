@@ -297,6 +297,44 @@ static int share_ci(struct report_phase *p)
 	return 0;
 }
 
+/* A site's place by share, largest first (site_order's qsort; ties in the table's order). */
+struct site_order {
+	size_t i;
+	double share;
+};
+
+static int by_share_desc(const void *a, const void *b)
+{
+	const struct site_order *x = a, *y = b;
+
+	if (x->share != y->share)
+		return (x->share < y->share) - (x->share > y->share);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The call sites' order by share (site_ci), their walks and the walks' us each.  0 or -ENOMEM. */
+static int site_order(struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+	struct site_order *o = calloc(l->nsites, sizeof(*o));
+
+	p->site_order = calloc(l->nsites, sizeof(*p->site_order));
+	if (!o || !p->site_order) {
+		free(o);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->nsites; i++) {
+		p->site_walks += l->sites[i].count;
+		o[i] = (struct site_order){ .i = i, .share = p->site_ci[i].value };
+	}
+	qsort(o, l->nsites, sizeof(*o), by_share_desc);
+	for (size_t i = 0; i < l->nsites; i++)
+		p->site_order[i] = o[i].i;
+	free(o);
+	p->site_walk_us = p->site_walks ? l->site_walk_ns / 1e3 / p->site_walks : 0;
+	return 0;
+}
+
 /* The intervals of a phase's syscall and call-site rows.  0 or -ENOMEM. */
 static int ledger_ci(const struct report *r, struct report_phase *p)
 {
@@ -310,7 +348,7 @@ static int ledger_ci(const struct report *r, struct report_phase *p)
 		p->sys_from = report_sys_ci(p, i, &p->sys_ci[i]);
 	for (size_t i = 0; i < l->nsites; i++)
 		report_site_ci(r, p, i, &p->site_ci[i]);
-	return 0;
+	return l->nsites ? site_order(p) : 0;
 }
 
 /*
@@ -400,6 +438,9 @@ void report_figures_free(struct report *r)
 		p->site_ci = NULL;
 		free(p->sys_corrected);
 		p->sys_corrected = NULL;
+		free(p->site_order);
+		p->site_order = NULL;
+		p->site_walks = 0;
 	}
 }
 

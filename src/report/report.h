@@ -121,6 +121,12 @@ struct report_phase {
 	struct report_sys_ci *sys_ci;
 	enum report_sys_from sys_from;
 	struct stats_ci *site_ci;
+	/* the rows of ledger.sites by site_ci's share, largest first (ties in the table's order;
+	 * the split can order sites other than their walked calls' CPU does), NULL without sites;
+	 * the walked calls summed over the sites and the walks' own us each (0 without walks) */
+	size_t *site_order;
+	uint64_t site_walks;
+	double site_walk_us;
 	/* The phase's figures less muxbpf's own time in netmux's context (cost_correct(), from
 	 * the ledger's on-CPU, syscall CPU and calls), an estimate computed once (report_figures):
 	 * valid only with the ledger and a calibrated cost; sys_corrected per row of ledger.sys
