@@ -250,7 +250,17 @@ static void command_ci(const struct report_phase *p, const struct sc_rows *rows,
 	sc_cpu_per_cmd_ci(row, &out->share, p->oncpu_ns, &out->us);
 }
 
-/* Every row's intervals of one phase's softcode rows (report_sc_ci).  0 or -ENOMEM. */
+/* A command row's figures (report_sc_ci), after its intervals: us per command, the estimate. */
+static void command_figures(const struct report_phase *p, const struct sc_rows *rows,
+			    const struct sc_row *row, struct report_sc_ci *c)
+{
+	c->us_per_cmd = row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0;
+	c->est_ms = p->oncpu_ns / 1e6 * stats_pct(row->samples, rows->samples) / 100;
+	c->est_half_ms = p->oncpu_ns / 1e6 * stats_ci_half(&c->share);
+}
+
+/* Every row's figures and intervals of one phase's softcode rows (report_sc_ci), and the
+ * command rows' probe cost.  0 or -ENOMEM. */
 static int softcode_ci(struct report_phase *p)
 {
 	if (p->sc_commands.n &&
@@ -258,8 +268,13 @@ static int softcode_ci(struct report_phase *p)
 		return -ENOMEM;
 	if (p->sc_paths.n && !(p->sc_path_ci = calloc(p->sc_paths.n, sizeof(*p->sc_path_ci))))
 		return -ENOMEM;
-	for (size_t j = 0; j < p->sc_commands.n; j++)
-		command_ci(p, &p->sc_commands, &p->sc_commands.v[j], &p->sc_command_ci[j]);
+	for (size_t j = 0; j < p->sc_commands.n; j++) {
+		const struct sc_row *row = &p->sc_commands.v[j];
+
+		command_ci(p, &p->sc_commands, row, &p->sc_command_ci[j]);
+		command_figures(p, &p->sc_commands, row, &p->sc_command_ci[j]);
+		p->sc_probe_ns += row->probe_ns;
+	}
 	for (size_t j = 0; j < p->sc_paths.n; j++) {
 		struct report_sc_ci *c = &p->sc_path_ci[j];
 
@@ -392,8 +407,22 @@ static void keep_issue(void *ctx, bool error, const char *msg)
 	v[r->nissues++] = (struct report_issue){ .error = error, .msg = m };
 }
 
+/* The softcode probes' cost over the run (report.sc_ufun_probes_ns, sc_cmd_probes_ns). */
+static void softcode_probes(struct report *r)
+{
+	const struct sc_data *d = r->softcode;
+	const struct muxbpf_sc_stats *s;
+
+	if (!d)
+		return;
+	s = &d->stats;
+	r->sc_ufun_probes_ns = (s->ufun_enter + s->ufun_exit) * d->hit_ns;
+	r->sc_cmd_probes_ns = (s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns;
+}
+
 int report_figures(struct report *r)
 {
+	softcode_probes(r);
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 		int err = softcode_rows(r, p);
@@ -427,6 +456,7 @@ void report_figures_free(struct report *r)
 		free(p->sc_command_ci);
 		free(p->sc_path_ci);
 		p->sc_command_ci = p->sc_path_ci = NULL;
+		p->sc_probe_ns = 0;
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->share_ci[by][t]);

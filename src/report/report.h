@@ -75,7 +75,10 @@ struct report_rounds {
 };
 
 /*
- * A softcode row's intervals, as the text report and report.json print them.  share: of the
+ * A softcode row's figures and intervals, as the text report and report.json print them.
+ * Command rows: us_per_cmd, exact mode's cpu_ns per command started in us (0 without runs);
+ * est_ms and est_half_ms, the phase's on-CPU times the share and times its interval's half
+ * (the default mode's estimate, in ms).  share: of the
  * phase's command-thread samples; the batches' where the phase's command rows have them
  * (sc_row_batches_ci: the row's own spread), else Wilson widened by the phase's design factor.
  * us (command rows): ns per command, the t interval over the batches where the row ran in them,
@@ -85,6 +88,7 @@ struct report_sc_ci {
 	struct stats_ci share, us;
 	bool share_batches; /* the batches widened the share's (design factor or their spread) */
 	bool us_batches;    /* us: the t interval over the batches, not the samples' */
+	double us_per_cmd, est_ms, est_half_ms;
 };
 
 struct report_phase {
@@ -112,8 +116,10 @@ struct report_phase {
 	/* --by command and softcode: the phase's rows by command label and by softcode path,
 	 * computed once for every writer (report_figures); empty when the views are off */
 	struct sc_rows sc_commands, sc_paths;
-	/* their intervals, one per row of sc_commands and sc_paths (NULL without rows) */
+	/* their figures and intervals, one per row of sc_commands and sc_paths (NULL without
+	 * rows); the probe cost the command rows' exact times leave out (their probe_ns summed) */
 	struct report_sc_ci *sc_command_ci, *sc_path_ci;
+	uint64_t sc_probe_ns;
 	/* The intervals every writer prints, computed once from the rows above (report_figures):
 	 * per row of fold.by[b], self [0] and total [1] (report_share_ci); per row of ledger.sys
 	 * (report_sys_ci, all known as sys_from); per row of ledger.sites (report_site_ci). */
@@ -177,6 +183,10 @@ struct report {
 	 * rule (softcode_stacks.h); its other arrays are the run's.  Freed by report_free() (NULL
 	 * in a merged report: it reads the last run's) */
 	struct sc_data *sc_own;
+	/* the softcode probes' cost over the run (report_figures): the u() probes' hits x hit_ns
+	 * and the exact mode's command probes, a pair per command, x ends.pair_ns; meaningful
+	 * where hit_ns and pair_ns were measured (>= 0) */
+	double sc_ufun_probes_ns, sc_cmd_probes_ns;
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
