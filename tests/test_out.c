@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include "report/assemble.h"
 #include "output/diff.h"
-#include "output/flame.h"
+#include "report/flame.h"
 #include "base/json.h"
 #include "output/out.h"
 #include "output/out_folded.h"
@@ -363,6 +363,7 @@ static void test_svg(void **state)
 	(void)state;
 	fixture(&sp);
 	assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+	flame_figures(&t, 1);
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -400,7 +401,7 @@ static void test_svg(void **state)
 	assert_non_null(strstr(text, "location.hash"));
 	free(text);
 	/* widened by a design factor of 2: b's interval twice Wilson's (away from 0 and 1) */
-	o.ci_factor = 2;
+	flame_figures(&t, 2);
 	f = tmpfile();
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
@@ -414,6 +415,14 @@ static void test_svg(void **state)
 		snprintf(want, sizeof(want), "b (5.0 samples, self 35.71%% +-%.2f?,",
 			 100 * stats_ci_half(&ci));
 		assert_non_null(strstr(text, want));
+		/* the figures the writer formatted, stored in b's node by flame_figures */
+		for (size_t i = 0; i < t.n; i++)
+			if (!strcmp(t.v[i].name, "b")) {
+				assert_true(fabs(t.v[i].self - 5) < 1e-12);
+				assert_true(fabs(t.v[i].self_ci.lo - ci.lo) < 1e-12);
+				assert_true(fabs(t.v[i].self_ci.hi - ci.hi) < 1e-12);
+			}
+		assert_true(t.ci_factor == 2);
 	}
 	free(text);
 	flame_free(&t);
@@ -427,6 +436,7 @@ static void test_svg(void **state)
 
 		assert_int_equal(sprof_add_site(&sp, 2, "close", tiny, 1, 1, 100, 100, 0), 0);
 		assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+		flame_figures(&t, 2);
 		f = tmpfile();
 		assert_int_equal(svg_write(f, &t, &o), 0);
 		text = read_all(f, &len);
@@ -459,6 +469,7 @@ static void test_svg_diff(void **state)
 	assert_int_equal(folded_to_flame(&fn, &t, false), 0);
 	assert_int_equal(folded_to_flame(&fo, &t, true), 0);
 	flame_layout(&t);
+	flame_figures(&t, 1);
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
 	fclose(f);
