@@ -1145,6 +1145,31 @@ static void test_corrected_stored(void **state)
 	report_figures_free(&r);
 }
 
+/* The rates and means the writers print, computed once by report_figures and stored. */
+static void test_rates_stored(void **state)
+{
+	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
+	struct mb_unwind_summary u = { .valid = true, .sampler_runs = 4, .sampler_run_ns = 1000 };
+	struct report r;
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.unwind = &u;
+	r.phases[0].stats.walks = 4;
+	r.phases[0].stats.frames = 10;
+	r.phases[1].schedstat_ns = 4000000; /* on-CPU 5 ms: 25% above it */
+	assert_int_equal(report_figures(&r), 0);
+	assert_true(fabs(r.sampler_ns_per_sample - 250) < 1e-12);
+	assert_true(fabs(r.phases[0].cmd_per_s - 2000) < 1e-9);
+	assert_true(fabs(r.phases[0].check_pct) < 1e-12);
+	assert_true(fabs(r.phases[0].frames_per_walk - 2.5) < 1e-12);
+	assert_true(fabs(r.phases[1].cmd_per_s - 2000) < 1e-9);
+	assert_true(fabs(r.phases[1].check_pct - 25) < 1e-9);
+	assert_true(fabs(r.phases[1].frames_per_walk) < 1e-12); /* no walks */
+	assert_true(fabs(r.phases[2].cmd_per_s) < 1e-12);     /* no wall */
+	report_figures_free(&r);
+}
+
 static void test_runs_merge_syscalls(void **state)
 {
 	struct fold_row rows[3][2] = { { { "b", 5, 5, 0 }, { "a", 0, 8, 0 } },
@@ -1319,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_site_share_stratified),
 		cmocka_unit_test(test_corrected_stored),
+		cmocka_unit_test(test_rates_stored),
 		cmocka_unit_test(test_diff_verdicts),
 	};
 

@@ -34,8 +34,7 @@ static void print_unwind_header(FILE *f, const struct report *r)
 	}
 	if (u->sampler_runs)
 		fprintf(f, "  sampler cost: %.0f ns per sample (%" PRIu64 " runs, BPF run-time "
-			"statistics)\n", (double)u->sampler_run_ns / u->sampler_runs,
-			u->sampler_runs);
+			"statistics)\n", r->sampler_ns_per_sample, u->sampler_runs);
 	if (u->mode == MUXBPF_UNWIND_FP) {
 		fprintf(f, "  user stacks: frame pointers (--unwind fp)\n");
 		return;
@@ -67,7 +66,7 @@ static void print_walks(FILE *f, const struct report_phase *p)
 		    st->walks),
 		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
 		stats_pct(st->walk_end[MUXBPF_WALK_ZERO_END], st->walks),
-		(double)st->frames / st->walks);
+		p->frames_per_walk);
 	if (st->fp_frames)
 		fprintf(f, ", %.1f%% of steps by frame pointer",
 			stats_pct(st->fp_frames, st->frames));
@@ -106,8 +105,7 @@ static void print_phase_row(FILE *f, const struct report *r, const struct report
 		snprintf(wall, sizeof(wall), "%.3f", p->wall_s);
 		if (p->commands) {
 			snprintf(cmds, sizeof(cmds), "%" PRIu64, p->commands);
-			snprintf(rate, sizeof(rate), "%.0f",
-				 p->wall_s > 0 ? p->commands / p->wall_s : 0);
+			snprintf(rate, sizeof(rate), "%.0f", p->cmd_per_s);
 		}
 	}
 	fprintf(f, "%-15s %8s %8s %9s %10.2f", phase_name(p->id), wall, cmds, rate,
@@ -468,9 +466,7 @@ static void print_balance(FILE *f, const struct report_phase *p)
 		ms(l->run_delay_ns), l->nvcsw, l->nivcsw, l->min_flt, l->maj_flt);
 	fprintf(f, "  kernel's counters: on-CPU %+.2f%% vs schedstat; /proc ticks usr %.0f ms, "
 		   "sys %.0f ms\n",
-		p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns
-				: 0,
-		ms(p->proc_usr_ns), ms(p->proc_sys_ns));
+		p->check_pct, ms(p->proc_usr_ns), ms(p->proc_sys_ns));
 	if (l->sys_inexact || l->lost || l->switch_in_missed)
 		fprintf(f, "  %" PRIu64 " syscalls with a missing sched_switch (CPU estimated), %" PRIu64
 			   " switch-ins the kernel did not report (repaired from its counters), %" PRIu64

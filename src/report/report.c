@@ -420,12 +420,30 @@ static void softcode_probes(struct report *r)
 	r->sc_cmd_probes_ns = (s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns;
 }
 
+/* A phase's rates and means: commands per second, on-CPU against schedstat, frames a walk. */
+static void phase_rates(struct report_phase *p)
+{
+	const struct muxbpf_phase_stats *st = &p->stats;
+
+	p->cmd_per_s = p->wall_s > 0 ? p->commands / p->wall_s : 0;
+	p->check_pct = p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) /
+						 p->schedstat_ns
+				       : 0;
+	p->frames_per_walk = st->walks ? (double)st->frames / st->walks : 0;
+}
+
 int report_figures(struct report *r)
 {
+	const struct mb_unwind_summary *u = r->unwind;
+
 	softcode_probes(r);
+	r->sampler_ns_per_sample =
+		u && u->sampler_runs ? (double)u->sampler_run_ns / u->sampler_runs : 0;
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 		int err = softcode_rows(r, p);
+
+		phase_rates(p);
 
 		if (!err)
 			err = share_ci(p);

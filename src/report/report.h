@@ -139,6 +139,10 @@ struct report_phase {
 	 * (NULL unless corrected.valid). */
 	struct mb_corrected corrected;
 	struct report_sys_corrected *sys_corrected;
+	/* computed once (report_figures): commands per second of wall (0 without wall); on-CPU
+	 * against schedstat in percent, signed (0 without schedstat); the stack walks' mean
+	 * frames (0 without walks) */
+	double cmd_per_s, check_pct, frames_per_walk;
 };
 
 struct sc_data;
@@ -190,6 +194,8 @@ struct report {
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
+	/* the sampler's ns per sample from the BPF run-time statistics (0 without runs) */
+	double sampler_ns_per_sample;
 	/* report_issues' lines, computed once (report_figures): report.json's "warnings" */
 	struct report_issue *issues;
 	int nissues;
