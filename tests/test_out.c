@@ -1145,11 +1145,13 @@ static void test_corrected_stored(void **state)
 	report_figures_free(&r);
 }
 
-/* The rates and means the writers print, computed once by report_figures and stored. */
+/* The rates and means the writers print (the phase table's, the stacks', the cost line's, the
+ * live maps' checks), computed once by report_figures and stored. */
 static void test_rates_stored(void **state)
 {
 	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
 	struct mb_unwind_summary u = { .valid = true, .sampler_runs = 4, .sampler_run_ns = 1000 };
+	struct mb_live_info live = {};
 	struct report r;
 
 	(void)state;
@@ -1158,7 +1160,21 @@ static void test_rates_stored(void **state)
 	r.phases[0].stats.walks = 4;
 	r.phases[0].stats.frames = 10;
 	r.phases[1].schedstat_ns = 4000000; /* on-CPU 5 ms: 25% above it */
+	/* the statistics on: 1 us of BPF, estimated 1.1 us; 10 early exits cost 50 ns */
+	r.phases[0].cost = (struct mb_cost){ .valid = true, .stats = true, .bpf_ns = 1000 };
+	r.phases[0].cost.est = (struct mb_cost_est){ .valid = true, .bpf_ns = 1100, .exits = 10,
+						    .bystander_ns = 50 };
+	r.phases[1].cost.est = (struct mb_cost_est){ .valid = true, .bpf_ns = 700 };
+	live.occ.checks = 4;
+	live.occ.check_ns = 10000;
+	r.live = &live;
 	assert_int_equal(report_figures(&r), 0);
+	assert_true(fabs(r.live_check_us - 2.5) < 1e-12);
+	assert_true(fabs(r.phases[0].cost_bpf_ns - 1000) < 1e-12);
+	assert_true(fabs(r.phases[0].cost_est_vs_stats_pct - 10) < 1e-9);
+	assert_true(fabs(r.phases[0].bystander_ns_each - 5) < 1e-12);
+	assert_true(fabs(r.phases[1].cost_bpf_ns - 700) < 1e-12); /* no statistics: the estimate */
+	assert_true(fabs(r.phases[1].cost_est_vs_stats_pct) < 1e-12);
 	assert_true(fabs(r.sampler_ns_per_sample - 250) < 1e-12);
 	assert_true(fabs(r.phases[0].cmd_per_s - 2000) < 1e-9);
 	assert_true(fabs(r.phases[0].check_pct) < 1e-12);

@@ -432,18 +432,33 @@ static void phase_rates(struct report_phase *p)
 	p->frames_per_walk = st->walks ? (double)st->frames / st->walks : 0;
 }
 
+/* A phase's cost line figures: the BPF time shown, the estimate against the statistics, the
+ * bystanders' ns per early exit. */
+static void cost_figures(struct report_phase *p)
+{
+	const struct mb_cost *c = &p->cost;
+	const struct mb_cost_est *e = &c->est;
+
+	p->cost_bpf_ns = c->stats ? (double)c->bpf_ns : e->bpf_ns;
+	p->cost_est_vs_stats_pct = c->bpf_ns ? 100.0 * (e->bpf_ns - c->bpf_ns) / c->bpf_ns : 0;
+	p->bystander_ns_each = e->exits ? e->bystander_ns / e->exits : 0.0;
+}
+
 int report_figures(struct report *r)
 {
 	const struct mb_unwind_summary *u = r->unwind;
+	const struct mb_live_info *l = r->live;
 
 	softcode_probes(r);
 	r->sampler_ns_per_sample =
 		u && u->sampler_runs ? (double)u->sampler_run_ns / u->sampler_runs : 0;
+	r->live_check_us = l && l->occ.checks ? l->occ.check_ns / 1e3 / l->occ.checks : 0.0;
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 		int err = softcode_rows(r, p);
 
 		phase_rates(p);
+		cost_figures(p);
 
 		if (!err)
 			err = share_ci(p);

@@ -143,6 +143,10 @@ struct report_phase {
 	 * against schedstat in percent, signed (0 without schedstat); the stack walks' mean
 	 * frames (0 without walks) */
 	double cmd_per_s, check_pct, frames_per_walk;
+	/* the profiler's cost line (report_figures): the BPF ns shown (the run-time statistics'
+	 * when they were on, else the estimate), the estimate against the statistics in percent
+	 * (0 without statistics' time) and the bystanders' ns per early exit (0 without exits) */
+	double cost_bpf_ns, cost_est_vs_stats_pct, bystander_ns_each;
 };
 
 struct sc_data;
@@ -196,6 +200,8 @@ struct report {
 	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
 	/* the sampler's ns per sample from the BPF run-time statistics (0 without runs) */
 	double sampler_ns_per_sample;
+	/* live: the map occupancy checks' us each (0 without checks or a live session) */
+	double live_check_us;
 	/* report_issues' lines, computed once (report_figures): report.json's "warnings" */
 	struct report_issue *issues;
 	int nissues;
