@@ -1160,6 +1160,10 @@ static void test_rates_stored(void **state)
 	r.phases[0].stats.walks = 4;
 	r.phases[0].stats.frames = 10;
 	r.phases[1].schedstat_ns = 4000000; /* on-CPU 5 ms: 25% above it */
+	r.phases[0].stats.taken = 20;
+	r.phases[0].stats.dropped[MUXBPF_DROP_STACK_FAILED] = 3;
+	r.phases[0].ledger.sys_off_ns = 5000;
+	r.phases[0].ledger.preempt_user_ns = 7000;
 	/* the statistics on: 1 us of BPF, estimated 1.1 us; 10 early exits cost 50 ns */
 	r.phases[0].cost = (struct mb_cost){ .valid = true, .stats = true, .bpf_ns = 1000 };
 	r.phases[0].cost.est = (struct mb_cost_est){ .valid = true, .bpf_ns = 1100, .exits = 10,
@@ -1175,6 +1179,10 @@ static void test_rates_stored(void **state)
 	assert_true(fabs(r.phases[0].bystander_ns_each - 5) < 1e-12);
 	assert_true(fabs(r.phases[1].cost_bpf_ns - 700) < 1e-12); /* no statistics: the estimate */
 	assert_true(fabs(r.phases[1].cost_est_vs_stats_pct) < 1e-12);
+	assert_true(r.phases[0].design_factor == 1); /* no batches */
+	assert_int_equal(r.phases[0].dropped, 3);
+	assert_int_equal(r.phases[0].recorded_whole, 17);
+	assert_int_equal(r.phases[0].off_cpu_ns, 12000);
 	assert_true(fabs(r.sampler_ns_per_sample - 250) < 1e-12);
 	assert_true(fabs(r.phases[0].cmd_per_s - 2000) < 1e-9);
 	assert_true(fabs(r.phases[0].check_pct) < 1e-12);

@@ -266,7 +266,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 	write_interval(w, "cpu_per_cmd_us", &rr->cpu_per_cmd, 1e-3);
 	jw_key(w, "design_factor");
 	if (rr->v)
-		jw_num(w, report_design_factor(p));
+		jw_num(w, p->design_factor);
 	else
 		jw_null(w);
 	jw_key(w, "per_batch");
@@ -376,7 +376,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 	jw_ki64(w, "leftover_ns", l->leftover_ns);
 	jw_knum(w, "leftover_pct",
 		stats_pct(l->leftover_ns, l->thread_wall_ns));
-	jw_ku64(w, "off_cpu_ns", l->sys_off_ns + l->preempt_user_ns);
+	jw_ku64(w, "off_cpu_ns", p->off_cpu_ns);
 	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
 	jw_ku64(w, "sys_count", l->sys_count);
 	jw_ku64(w, "sys_inexact", l->sys_inexact);

@@ -18,7 +18,7 @@ static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
 /* Where a phase's softcode intervals come from, for the tables' titles. */
 static const char *ci_source(const struct report_phase *p, char *buf, size_t size)
 {
-	double f = report_design_factor(p);
+	double f = p->design_factor;
 
 	if (f > 1)
 		snprintf(buf, size, "Wilson x%.2f, the phase's batch design factor", f);

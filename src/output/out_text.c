@@ -242,11 +242,11 @@ static void print_accounting(FILE *f, const struct report_phase *p)
 		[MUXBPF_DROP_STACK_FULL] = "kept as the leaf alone, stack map full (raise --max-stacks)",
 	};
 	const struct muxbpf_phase_stats *st = &p->stats;
-	uint64_t dropped = report_dropped(st);
+	uint64_t dropped = p->dropped;
 	const char *sep = " (";
 
 	fprintf(f, "  samples: taken %" PRIu64 " = recorded whole %" PRIu64 " + dropped %" PRIu64,
-		(uint64_t)st->taken, (uint64_t)(st->taken - dropped), dropped);
+		(uint64_t)st->taken, p->recorded_whole, dropped);
 	for (int d = 0; d < MUXBPF_DROP__COUNT; d++) {
 		if (!st->dropped[d])
 			continue;

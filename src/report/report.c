@@ -420,7 +420,8 @@ static void softcode_probes(struct report *r)
 	r->sc_cmd_probes_ns = (s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns;
 }
 
-/* A phase's rates and means: commands per second, on-CPU against schedstat, frames a walk. */
+/* A phase's rates, means and sums: commands per second, on-CPU against schedstat, frames a
+ * walk, the design factor, the samples dropped and kept whole, the off-CPU time. */
 static void phase_rates(struct report_phase *p)
 {
 	const struct muxbpf_phase_stats *st = &p->stats;
@@ -430,6 +431,10 @@ static void phase_rates(struct report_phase *p)
 						 p->schedstat_ns
 				       : 0;
 	p->frames_per_walk = st->walks ? (double)st->frames / st->walks : 0;
+	p->design_factor = report_design_factor(p);
+	p->dropped = report_dropped(st);
+	p->recorded_whole = st->taken - p->dropped;
+	p->off_cpu_ns = p->ledger.sys_off_ns + p->ledger.preempt_user_ns;
 }
 
 /* A phase's cost line figures: the BPF time shown, the estimate against the statistics, the

@@ -147,6 +147,11 @@ struct report_phase {
 	 * when they were on, else the estimate), the estimate against the statistics in percent
 	 * (0 without statistics' time) and the bystanders' ns per early exit (0 without exits) */
 	double cost_bpf_ns, cost_est_vs_stats_pct, bystander_ns_each;
+	/* report_figures: the batch design factor (report_design_factor), the samples dropped
+	 * (report_dropped) and those recorded whole (taken less dropped), and the ledger's
+	 * off-CPU time (in syscalls and after preemption in user mode) */
+	double design_factor;
+	uint64_t dropped, recorded_whole, off_cpu_ns;
 };
 
 struct sc_data;
