@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The report's computed figures beside the rows: the intervals every writer prints (shares,
- * syscalls, call sites, softcode rows), and the checks on an assembled report (drops, failed
+ * syscalls, call sites, softcode rows), the rows' other figures (the call sites' order, the
+ * softcode rows' us per command and probe cost, the figures corrected for muxbpf's cost, the
+ * phases' rates and the cost line's), and the checks on an assembled report (drops, failed
  * phases, empty recordings, the on-CPU check).
  */
 #include <errno.h>
@@ -449,7 +451,9 @@ static void cost_figures(struct report_phase *p)
 	p->bystander_ns_each = e->exits ? e->bystander_ns / e->exits : 0.0;
 }
 
-int report_figures(struct report *r)
+/* The run's own figures: the softcode probes' cost, the sampler's ns per sample, the live
+ * map checks' us each. */
+static void run_figures(struct report *r)
 {
 	const struct mb_unwind_summary *u = r->unwind;
 	const struct mb_live_info *l = r->live;
@@ -458,13 +462,18 @@ int report_figures(struct report *r)
 	r->sampler_ns_per_sample =
 		u && u->sampler_runs ? (double)u->sampler_run_ns / u->sampler_runs : 0;
 	r->live_check_us = l && l->occ.checks ? l->occ.check_ns / 1e3 / l->occ.checks : 0.0;
+}
+
+int report_figures(struct report *r)
+{
+	run_figures(r);
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
-		int err = softcode_rows(r, p);
+		int err;
 
 		phase_rates(p);
 		cost_figures(p);
-
+		err = softcode_rows(r, p);
 		if (!err)
 			err = share_ci(p);
 		if (!err && p->has_ledger)

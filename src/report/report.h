@@ -266,8 +266,10 @@ double report_max_check_diff(const struct report *r);
 /*
  * The figures every writer prints, computed once from the report's rows and rounds, so that
  * the writers only format: each phase's softcode rows (sc_commands, sc_paths, when the views
- * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', its
- * figures corrected for muxbpf's cost, the on-CPU check and the issues (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
+ * ran) with their figures and intervals, its rows' share intervals, its syscalls' and call
+ * sites' (and the sites' order), its figures corrected for muxbpf's cost, its rates and cost
+ * line; the run's softcode probe cost and sampler cost; the on-CPU check and the issues
+ * (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
  * before it is written.  0 or -ENOMEM (report_free() frees what it made either way).
  */
 int report_figures(struct report *r);
