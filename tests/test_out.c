@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include "report/assemble.h"
 #include "output/diff.h"
-#include "output/flame.h"
+#include "report/flame.h"
 #include "base/json.h"
 #include "output/out.h"
 #include "output/out_folded.h"
@@ -363,6 +363,7 @@ static void test_svg(void **state)
 	(void)state;
 	fixture(&sp);
 	assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+	flame_figures(&t, 1);
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -400,7 +401,7 @@ static void test_svg(void **state)
 	assert_non_null(strstr(text, "location.hash"));
 	free(text);
 	/* widened by a design factor of 2: b's interval twice Wilson's (away from 0 and 1) */
-	o.ci_factor = 2;
+	flame_figures(&t, 2);
 	f = tmpfile();
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
@@ -414,6 +415,14 @@ static void test_svg(void **state)
 		snprintf(want, sizeof(want), "b (5.0 samples, self 35.71%% +-%.2f?,",
 			 100 * stats_ci_half(&ci));
 		assert_non_null(strstr(text, want));
+		/* the figures the writer formatted, stored in b's node by flame_figures */
+		for (size_t i = 0; i < t.n; i++)
+			if (!strcmp(t.v[i].name, "b")) {
+				assert_true(fabs(t.v[i].self - 5) < 1e-12);
+				assert_true(fabs(t.v[i].self_ci.lo - ci.lo) < 1e-12);
+				assert_true(fabs(t.v[i].self_ci.hi - ci.hi) < 1e-12);
+			}
+		assert_true(t.ci_factor == 2);
 	}
 	free(text);
 	flame_free(&t);
@@ -427,6 +436,7 @@ static void test_svg(void **state)
 
 		assert_int_equal(sprof_add_site(&sp, 2, "close", tiny, 1, 1, 100, 100, 0), 0);
 		assert_int_equal(flame_from_phase(&t, &sp, &sp.phases[2], true), 0);
+		flame_figures(&t, 2);
 		f = tmpfile();
 		assert_int_equal(svg_write(f, &t, &o), 0);
 		text = read_all(f, &len);
@@ -459,6 +469,7 @@ static void test_svg_diff(void **state)
 	assert_int_equal(folded_to_flame(&fn, &t, false), 0);
 	assert_int_equal(folded_to_flame(&fo, &t, true), 0);
 	flame_layout(&t);
+	flame_figures(&t, 1);
 	assert_int_equal(svg_write(f, &t, &o), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -1067,9 +1078,18 @@ static void test_site_share_stratified(void **state)
 	assert_true(fabs(ci.value + split.value - 0.5) < 1e-12);
 	/* the text lists getppid's site first, then write's two */
 	assert_non_null(f);
+	r.phases[0].ledger.site_walk_ns = 300000;
 	assert_int_equal(report_figures(&r), 0);
+	/* the order, walks and us per walk the report stores for the text */
+	assert_non_null(r.phases[0].site_order);
+	assert_int_equal(r.phases[0].site_order[0], 2);
+	assert_int_equal(r.phases[0].site_order[1], 0);
+	assert_int_equal(r.phases[0].site_order[2], 1);
+	assert_int_equal(r.phases[0].site_walks, 200);
+	assert_true(fabs(r.phases[0].site_walk_us - 1.5) < 1e-12);
 	report_print(f, &r);
 	text = read_all(f, &len);
+	assert_non_null(strstr(text, "the 200 walks took 0.300 ms (1.5 us each)"));
 	a = strstr(text, "  50.0%");
 	b = strstr(text, "  30.0%");
 	c = strstr(text, "  20.0%");
@@ -1080,6 +1100,97 @@ static void test_site_share_stratified(void **state)
 	assert_non_null(strstr(a, "getppid <- "));
 	free(text);
 	fclose(f);
+	report_figures_free(&r);
+}
+
+/* The figures corrected for muxbpf's cost: computed once by report_figures and stored (the
+ * phase's, each syscall row's, per call), as cost_correct() gives them; none without a cost. */
+static void test_corrected_stored(void **state)
+{
+	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
+	struct ledger_sys_row sys[2] = {
+		{ .nr = SYS_write, .count = 1500, .cpu_ns = 3000000, .wall_ns = 3000000 },
+		{ .nr = SYS_getppid, .count = 500, .cpu_ns = 30000, .wall_ns = 30000 },
+	};
+	struct report r;
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.phases[0].ledger.sys = sys;
+	r.phases[0].ledger.nsys = 2;
+	r.phases[0].ledger.oncpu_ns = 10000000;
+	r.phases[0].ledger.sys_cpu_ns = 4000000;
+	r.phases[0].ledger.sys_count = 2000;
+	assert_int_equal(report_figures(&r), 0);
+	assert_false(r.phases[0].corrected.valid); /* no cost measured */
+	assert_null(r.phases[0].sys_corrected);
+	report_figures_free(&r);
+
+	r.phases[0].cost.valid = true;
+	r.phases[0].cost.calib.floor_ns = 200;
+	r.phases[0].cost.est.valid = true;
+	r.phases[0].cost.est.in_ctx_ns = 400000;
+	r.phases[0].cost.est.call_ns = 100;
+	assert_int_equal(report_figures(&r), 0);
+	assert_true(r.phases[0].corrected.valid);
+	/* 10 ms less the programs' 0.4 ms and 2000 x 200 ns of hook path */
+	assert_true(fabs(r.phases[0].corrected.oncpu_ns - 9200000) < 1e-6);
+	assert_true(fabs(r.phases[0].corrected.sys_ns - 3800000) < 1e-6);
+	assert_non_null(r.phases[0].sys_corrected);
+	/* write: 3 ms less 1500 x 100 ns, 1.9 us a call; getppid never below 0 */
+	assert_true(fabs(r.phases[0].sys_corrected[0].cpu_ns - 2850000) < 1e-6);
+	assert_true(fabs(r.phases[0].sys_corrected[0].us_per_call - 1.9) < 1e-9);
+	assert_true(fabs(r.phases[0].sys_corrected[1].cpu_ns) < 1e-9);
+	assert_true(fabs(r.phases[0].sys_corrected[1].us_per_call) < 1e-9);
+	report_figures_free(&r);
+}
+
+/* The rates and means the writers print (the phase table's, the stacks', the cost line's, the
+ * live maps' checks), computed once by report_figures and stored. */
+static void test_rates_stored(void **state)
+{
+	struct fold_row rows[2] = { { "a", 5, 5, 0 }, { "b", 6, 6, 0 } };
+	struct mb_unwind_summary u = { .valid = true, .sampler_runs = 4, .sampler_run_ns = 1000 };
+	struct mb_live_info live = {};
+	struct report r;
+
+	(void)state;
+	fixture_report(&r, rows);
+	r.unwind = &u;
+	r.phases[0].stats.walks = 4;
+	r.phases[0].stats.frames = 10;
+	r.phases[1].schedstat_ns = 4000000; /* on-CPU 5 ms: 25% above it */
+	r.phases[0].stats.taken = 20;
+	r.phases[0].stats.dropped[MUXBPF_DROP_STACK_FAILED] = 3;
+	r.phases[0].ledger.sys_off_ns = 5000;
+	r.phases[0].ledger.preempt_user_ns = 7000;
+	/* the statistics on: 1 us of BPF, estimated 1.1 us; 10 early exits cost 50 ns */
+	r.phases[0].cost = (struct mb_cost){ .valid = true, .stats = true, .bpf_ns = 1000 };
+	r.phases[0].cost.est = (struct mb_cost_est){ .valid = true, .bpf_ns = 1100, .exits = 10,
+						    .bystander_ns = 50 };
+	r.phases[1].cost.est = (struct mb_cost_est){ .valid = true, .bpf_ns = 700 };
+	live.occ.checks = 4;
+	live.occ.check_ns = 10000;
+	r.live = &live;
+	assert_int_equal(report_figures(&r), 0);
+	assert_true(fabs(r.live_check_us - 2.5) < 1e-12);
+	assert_true(fabs(r.phases[0].cost_bpf_ns - 1000) < 1e-12);
+	assert_true(fabs(r.phases[0].cost_est_vs_stats_pct - 10) < 1e-9);
+	assert_true(fabs(r.phases[0].bystander_ns_each - 5) < 1e-12);
+	assert_true(fabs(r.phases[1].cost_bpf_ns - 700) < 1e-12); /* no statistics: the estimate */
+	assert_true(fabs(r.phases[1].cost_est_vs_stats_pct) < 1e-12);
+	assert_true(r.phases[0].design_factor == 1); /* no batches */
+	assert_int_equal(r.phases[0].dropped, 3);
+	assert_int_equal(r.phases[0].recorded_whole, 17);
+	assert_int_equal(r.phases[0].off_cpu_ns, 12000);
+	assert_true(fabs(r.sampler_ns_per_sample - 250) < 1e-12);
+	assert_true(fabs(r.phases[0].cmd_per_s - 2000) < 1e-9);
+	assert_true(fabs(r.phases[0].check_pct) < 1e-12);
+	assert_true(fabs(r.phases[0].frames_per_walk - 2.5) < 1e-12);
+	assert_true(fabs(r.phases[1].cmd_per_s - 2000) < 1e-9);
+	assert_true(fabs(r.phases[1].check_pct - 25) < 1e-9);
+	assert_true(fabs(r.phases[1].frames_per_walk) < 1e-12); /* no walks */
+	assert_true(fabs(r.phases[2].cmd_per_s) < 1e-12);     /* no wall */
 	report_figures_free(&r);
 }
 
@@ -1256,6 +1367,8 @@ int main(void)
 		cmocka_unit_test(test_runs_merge),
 		cmocka_unit_test(test_runs_merge_syscalls),
 		cmocka_unit_test(test_site_share_stratified),
+		cmocka_unit_test(test_corrected_stored),
+		cmocka_unit_test(test_rates_stored),
 		cmocka_unit_test(test_diff_verdicts),
 	};
 

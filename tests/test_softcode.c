@@ -15,6 +15,7 @@
 #include "symbols/resolve.h"
 #include "loader/softcode.h"
 #include "loader/softcode_name.h"
+#include "report/report.h"
 #include "report/softcode_rows.h"
 #include "report/softcode_stacks.h"
 
@@ -292,6 +293,59 @@ static void test_command_rows_probes(void **state)
 	assert_int_equal(rows.v[0].probe_ns, 0);
 	assert_int_equal(rows.v[0].probe_hits, 20);
 	sc_rows__free(&rows);
+	sc_data__free(&d);
+}
+
+/*
+ * The softcode figures report_figures stores for the writers: the command rows' probe cost
+ * summed, each row's us per command and ms estimate, and the run's probe cost (u() hits x
+ * hit_ns, a pair of command probes per command x pair_ns).
+ */
+static void test_report_figures(void **state)
+{
+	static struct report r;
+	struct report_phase *p = &r.phases[0];
+	struct sc_data d;
+
+	(void)state;
+	fixture(&d);
+	sc_label(&d);
+	d.exact = true;
+	d.hit_ns = 500;
+	d.ends = (struct probe_ends){ .pair_ns = 350, .inside_ns = 100, .own_ns = 50 };
+	d.stats.ufun_enter = d.stats.ufun_exit = 10;
+	d.stats.cmd_starts = d.stats.cmd_ends = 50;
+	add_count(&d, 1, 2, 0, 30);
+	add_count(&d, 1, 1, 0, 2);
+	add_count(&d, 1, 3, 0, 8);
+	add_time(&d, 1, 1, 10, 1000000);
+	set_probes(&d, 0, 10);
+	add_time(&d, 1, 2, 10, 20000000);
+	set_probes(&d, 20, 10);
+	add_time(&d, 1, 3, 30, 3000000);
+	set_probes(&d, 0, 30);
+	add_time(&d, 1, 0, 0, 6000000);
+	set_probes(&d, 0, 50);
+	r.softcode = &d;
+	r.by = FOLD_VIEWS_SOFTCODE;
+	r.top = 10;
+	r.nphases = 1;
+	*p = (struct report_phase){ .id = 1, .measured = true, .ok = true, .oncpu_ns = 30000000 };
+	assert_int_equal(report_figures(&r), 0);
+	assert_true(fabs(r.sc_ufun_probes_ns - 20 * 500) < 1e-9);
+	assert_true(fabs(r.sc_cmd_probes_ns - 50 * 350) < 1e-9);
+	assert_int_equal(p->sc_commands.n, 2);
+	assert_int_equal(p->sc_probe_ns, 20 * 500 + 20 * 100 + 30 * 100);
+	for (size_t j = 0; j < p->sc_commands.n; j++) {
+		const struct sc_row *row = &p->sc_commands.v[j];
+
+		assert_true(fabs(p->sc_command_ci[j].us_per_cmd -
+				 row->cpu_ns / 1e3 / row->runs) < 1e-12);
+	}
+	/* $slow: 32 of the 40 samples of a 30 ms phase */
+	assert_true(fabs(p->sc_command_ci[0].est_ms - 24) < 1e-9);
+	assert_true(p->sc_command_ci[0].est_half_ms > 0);
+	report_figures_free(&r);
 	sc_data__free(&d);
 }
 
@@ -607,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_command_rows),
 		cmocka_unit_test(test_command_rows_probes),
+		cmocka_unit_test(test_report_figures),
 		cmocka_unit_test(test_stack_between),
 		cmocka_unit_test(test_move_between),
 		cmocka_unit_test(test_count_stack),

@@ -35,7 +35,7 @@
 #include "loader/collect.h"
 #include "loader/collect_ledger.h"
 #include "proc/drive.h"
-#include "output/flame.h"
+#include "report/flame.h"
 #include "fold/fold.h"
 #include "proc/game.h"
 #include "model/ledger.h"
@@ -885,6 +885,8 @@ static int diff_flame(struct flame *t, const struct ab_session *ss, const struct
 	}
 	if (!err)
 		flame_layout(t);
+	if (!err)
+		flame_figures(t, 1);
 	return err;
 }
 
@@ -926,6 +928,7 @@ static int write_side(const struct ab_session *ss, int w)
 		err = flame_from_phase(&t, &s->sp, sph, false);
 		if (!err) {
 			flame_layout(&t);
+			flame_figures(&t, 1); /* every round: the shares' Wilson intervals alone */
 			f = open_out(dir, sub, name, path, sizeof(path));
 			err = f ? close_out(f, path, svg_write(f, &t, &so)) : -errno;
 		}

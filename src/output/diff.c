@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "output/diff.h"
 #include "base/stats.h"
-#include "output/flame.h"
+#include "report/flame.h"
 #include "base/log.h"
 #include "output/out.h"
 #include "output/out_folded.h"
@@ -647,6 +647,7 @@ static int diff_flames(const struct jv *new, const char *dir_old, const char *di
 			return rc;
 		}
 		flame_layout(&t);
+		flame_figures(&t, 1);
 		snprintf(out, sizeof(out), "%s/%s.diff.svg", out_dir, name);
 		f = fopen(out, "w");
 		if (!f) {

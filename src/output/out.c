@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/clock.h"
-#include "output/flame.h"
+#include "report/flame.h"
 #include "base/log.h"
 #include "output/out.h"
 #include "output/out_pprof.h"

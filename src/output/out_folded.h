@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "output/flame.h"
+#include "report/flame.h"
 #include "fold/sprof.h"
 
 /* Lines sorted by stack text, so that two runs' files compare with diff(1).  0 or -errno. */

@@ -107,7 +107,7 @@ static void write_unwind(struct jw *w, const struct report *r)
 	jw_ku64(w, "sampler_run_ns", u->sampler_run_ns);
 	jw_key(w, "sampler_ns_per_sample");
 	if (u->sampler_runs)
-		jw_num(w, (double)u->sampler_run_ns / u->sampler_runs);
+		jw_num(w, r->sampler_ns_per_sample);
 	else
 		jw_null(w);
 	jw_obj_end(w);
@@ -266,7 +266,7 @@ static void write_rounds(struct jw *w, const struct report_phase *p, bool merged
 	write_interval(w, "cpu_per_cmd_us", &rr->cpu_per_cmd, 1e-3);
 	jw_key(w, "design_factor");
 	if (rr->v)
-		jw_num(w, report_design_factor(p));
+		jw_num(w, p->design_factor);
 	else
 		jw_null(w);
 	jw_key(w, "per_batch");
@@ -376,7 +376,7 @@ static void write_ledger(struct jw *w, const struct report_phase *p)
 	jw_ki64(w, "leftover_ns", l->leftover_ns);
 	jw_knum(w, "leftover_pct",
 		stats_pct(l->leftover_ns, l->thread_wall_ns));
-	jw_ku64(w, "off_cpu_ns", l->sys_off_ns + l->preempt_user_ns);
+	jw_ku64(w, "off_cpu_ns", p->off_cpu_ns);
 	jw_ku64(w, "run_delay_ns", l->run_delay_ns);
 	jw_ku64(w, "sys_count", l->sys_count);
 	jw_ku64(w, "sys_inexact", l->sys_inexact);
@@ -519,7 +519,7 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	jw_ku64(w, "commands", p->commands);
 	jw_key(w, "cmd_per_s");
 	if (p->measured && p->commands)
-		jw_num(w, p->wall_s > 0 ? p->commands / p->wall_s : 0);
+		jw_num(w, p->cmd_per_s);
 	else
 		jw_null(w);
 	jw_ku64(w, "oncpu_ns", p->oncpu_ns);
@@ -540,7 +540,7 @@ static void write_phase(struct jw *w, const struct report *r, const struct repor
 	jw_ku64(w, "proc_sys_ns", p->proc_sys_ns);
 	jw_key(w, "oncpu_vs_schedstat_pct");
 	if (p->schedstat_ns)
-		jw_num(w, 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns);
+		jw_num(w, p->check_pct);
 	else
 		jw_null(w);
 	jw_ku64(w, "samples", p->stats.recorded);

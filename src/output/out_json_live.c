@@ -34,39 +34,34 @@ void json_write_cost(struct jw *w, const struct report_phase *p)
 void json_write_corrected(struct jw *w, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	struct mb_corrected k;
+	const struct mb_corrected *k = &p->corrected;
 
 	jw_key(w, "corrected");
-	if (!p->has_ledger) {
-		jw_null(w);
-		return;
-	}
-	cost_correct(l->oncpu_ns, l->sys_cpu_ns, l->sys_count, &p->cost, &k);
-	if (!k.valid) {
+	if (!p->has_ledger || !k->valid) {
 		jw_null(w);
 		return;
 	}
 	jw_obj(w);
 	jw_kstr(w, "label", "estimate: measured figures less muxbpf's own time in the target's "
 			    "context");
-	jw_knum(w, "oncpu_ns", k.oncpu_ns);
-	jw_knum(w, "usr_ns", k.usr_ns);
-	jw_knum(w, "sys_ns", k.sys_ns);
-	jw_knum(w, "programs_ns", k.programs_ns);
-	jw_knum(w, "tracepoint_path_ns", k.path_ns);
+	jw_knum(w, "oncpu_ns", k->oncpu_ns);
+	jw_knum(w, "usr_ns", k->usr_ns);
+	jw_knum(w, "sys_ns", k->sys_ns);
+	jw_knum(w, "programs_ns", k->programs_ns);
+	jw_knum(w, "tracepoint_path_ns", k->path_ns);
 	jw_key(w, "floor_ns_per_syscall");
-	if (k.floor_ns >= 0)
-		jw_num(w, k.floor_ns);
+	if (k->floor_ns >= 0)
+		jw_num(w, k->floor_ns);
 	else
 		jw_null(w);
-	jw_knum(w, "ns_per_syscall_removed", k.call_ns);
+	jw_knum(w, "ns_per_syscall_removed", k->call_ns);
 	jw_key(w, "syscalls");
 	jw_arr(w);
 	for (size_t i = 0; i < l->nsys; i++) {
 		jw_obj(w);
 		jw_kstr(w, "name", syscall_name(l->sys[i].nr));
 		jw_ku64(w, "calls", l->sys[i].count);
-		jw_knum(w, "cpu_ns", cost_correct_call(&k, l->sys[i].cpu_ns, l->sys[i].count));
+		jw_knum(w, "cpu_ns", p->sys_corrected[i].cpu_ns);
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);

@@ -18,7 +18,7 @@ static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
 /* Where a phase's softcode intervals come from, for the tables' titles. */
 static const char *ci_source(const struct report_phase *p, char *buf, size_t size)
 {
-	double f = report_design_factor(p);
+	double f = p->design_factor;
 
 	if (f > 1)
 		snprintf(buf, size, "Wilson x%.2f, the phase's batch design factor", f);
@@ -76,7 +76,7 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		fprintf(f, "exact on-CPU per command: off (--exact-commands)");
 	if (d->hit_ns >= 0)
 		fprintf(f, "; a u() probe hit costs %.2f us here (measured at start and end, the lower): ~%.1f ms in all%s\n",
-			d->hit_ns / 1e3, (s->ufun_enter + s->ufun_exit) * d->hit_ns / 1e6,
+			d->hit_ns / 1e3, r->sc_ufun_probes_ns / 1e6,
 			d->exact ? ", left out of the exact times" : "");
 	else
 		fprintf(f, "; a uprobe hit's cost could not be measured%s\n",
@@ -86,7 +86,7 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 			   "time, %.2f us the entry program's own work in none (measured at start and end, the lower): "
 			   "~%.1f ms in all, left out\n",
 			d->ends.pair_ns / 1e3, d->ends.inside_ns / 1e3, d->ends.own_ns / 1e3,
-			(s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns / 1e6);
+			r->sc_cmd_probes_ns / 1e6);
 	else if (d->exact)
 		fprintf(f, "  exact: the command probes' cost could not be measured: the exact times "
 			   "include it\n");
@@ -109,16 +109,6 @@ void report_print_softcode_header(FILE *f, const struct report *r)
 		s->lost ? " (MAPS FULL: some keys lost)" : "");
 }
 
-/* The probe cost the rows' exact times leave out. */
-static double probes_ms(const struct sc_rows *rows)
-{
-	uint64_t ns = 0;
-
-	for (size_t i = 0; i < rows->n; i++)
-		ns += rows->v[i].probe_ns;
-	return ns / 1e6;
-}
-
 static void print_commands(FILE *f, const struct report *r, const struct report_phase *p,
 			   const struct sc_rows *rows)
 {
@@ -139,7 +129,8 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			   "probes' %.2f ms, plus the %.2f ms between commands shared out per command "
 			   "started, x%.3f to the kernel's runtime; samples user-mode; share +- its 95%% "
 			   "interval (%s); us/cmd +- %s; ? = wider than the figure):\n"
-			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", probes_ms(rows), rows->between_ns / 1e6,
+			   "  %10s %8s %9s %8s %8s %6s %6s  %s\n", p->sc_probe_ns / 1e6,
+			rows->between_ns / 1e6,
 			rows->scale, src, us_src, "on-CPU ms", "cmds", "us/cmd", "+-", "samples", "share",
 			"+-", "command");
 	else
@@ -159,14 +150,12 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 			else
 				snprintf(cpc, sizeof(cpc), "-");
 			fprintf(f, "  %10.3f %8" PRIu64 " %9.2f %8s %8" PRIu64 " %5.1f%% %6s  %s\n",
-				row->cpu_ns / 1e6, row->runs,
-				row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0, cpc, row->samples,
+				row->cpu_ns / 1e6, row->runs, c.us_per_cmd, cpc, row->samples,
 				stats_pct(row->samples, rows->samples), ci, row->label);
 		} else {
 			fprintf(f, "  %8" PRIu64 " %5.1f%% %6s %9.3f %7.3f  %s\n", row->samples,
-				stats_pct(row->samples, rows->samples), ci,
-				p->oncpu_ns / 1e6 * stats_pct(row->samples, rows->samples) / 100,
-				p->oncpu_ns / 1e6 * stats_ci_half(&c.share), row->label);
+				stats_pct(row->samples, rows->samples), ci, c.est_ms, c.est_half_ms,
+				row->label);
 		}
 	}
 }

@@ -88,22 +88,19 @@ static void frame_colour(const struct flame *t, const struct flame_node *n,
 			 (int)(55 * v2));
 }
 
-/* "3.10% +-0.52": a share of k in n samples with its 95% interval in points (Wilson widened by
- * factor), "?" after it when the interval is wider than the share. */
-static int share_text(char *buf, size_t size, double k, double n, double factor)
+/* "3.10% +-0.52": a share of k in n samples with its 95% interval ci (the node's figures) in
+ * points, "?" after it when the interval is wider than the share. */
+static int share_text(char *buf, size_t size, double k, double n, const struct stats_ci *ci)
 {
-	struct stats_ci ci;
-
-	stats_share((uint64_t)llround(k), (uint64_t)llround(n), &ci);
-	stats_share_widen(&ci, factor);
-	return snprintf(buf, size, "%.2f%% +-%.2f%s", 100 * k / n, 100 * stats_ci_half(&ci),
-			stats_ci_wide(&ci) ? "?" : "");
+	return snprintf(buf, size, "%.2f%% +-%.2f%s", 100 * k / n, 100 * stats_ci_half(ci),
+			stats_ci_wide(ci) ? "?" : "");
 }
 
 /*
- * The hover text of a node: its self and total shares with their 95% intervals (Wilson on
- * samples, widened by the phase's batch design factor), "?" where one is wider than its share;
- * a differential graph's change with the interval of the difference, "?" where it is wider.
+ * The hover text of a node, from its figures (flame_figures): its self and total shares with
+ * their 95% intervals (Wilson on samples, widened by the phase's batch design factor), "?" where
+ * one is wider than its share; a differential graph's change with the interval of the
+ * difference, "?" where it is wider.
  */
 static void frame_details(FILE *f, const struct flame *t, size_t i, const struct svg_opts *o)
 {
@@ -118,8 +115,7 @@ static void frame_details(FILE *f, const struct flame *t, size_t i, const struct
 			 100 * (n->value - n->base) / total);
 	} else if (o->diff) {
 		double base_total = t->v[0].base > 0 ? t->v[0].base : 1;
-		double p1 = n->base / base_total, p2 = n->value / total;
-		double half = 196 * sqrt(p1 * (1 - p1) / base_total + p2 * (1 - p2) / total);
+		double p1 = n->base / base_total, p2 = n->value / total, half = n->diff_half;
 
 		snprintf(buf, sizeof(buf),
 			 " (%.0f %s, %.2f%% now; %.0f, %.2f%% before: %+.2f points +-%.2f%s, 95%%)",
@@ -130,7 +126,7 @@ static void frame_details(FILE *f, const struct flame *t, size_t i, const struct
 			 " (kernel: %.3f ms +-%.3f on-CPU in %.0f calls: the syscall's exact time "
 			 "from the ledger, the part at this call site from a sample of its calls, "
 			 "95%% = %.1f %s-equivalents, %.2f%%)", n->cpu_ns / 1e6,
-			 1.959964 * sqrt(n->cpu_var) / 1e6, n->calls, n->value, o->unit,
+			 n->cpu_half_ns / 1e6, n->calls, n->value, o->unit,
 			 100 * n->value / total);
 	} else if (n->kind == FLAME_KERNEL) {
 		snprintf(buf, sizeof(buf),
@@ -140,8 +136,8 @@ static void frame_details(FILE *f, const struct flame *t, size_t i, const struct
 	} else {
 		int len;
 
-		share_text(self, sizeof(self), flame_self(t, i), total, o->ci_factor);
-		share_text(incl, sizeof(incl), n->value, total, o->ci_factor);
+		share_text(self, sizeof(self), n->self, total, &n->self_ci);
+		share_text(incl, sizeof(incl), n->value, total, &n->total_ci);
 		len = snprintf(buf, sizeof(buf), " (%.1f %s, self %s, total %s", n->value, o->unit,
 			       self, incl);
 		if (o->unit_ns > 0 && len > 0 && (size_t)len < sizeof(buf))
@@ -235,22 +231,20 @@ static const struct report_phase *report_phase_of(const struct report *r, unsign
 	return NULL;
 }
 
-/* The subtitle's estimate without muxbpf's own time, labelled as one (cost_correct()). */
+/* The subtitle's estimate without muxbpf's own time, labelled as one (the report's
+ * corrected figures). */
 static void corrected_title(char *sub, size_t size, const struct report_phase *rp)
 {
-	struct mb_corrected k;
 	size_t n = strlen(sub);
 
 	if (!rp || !rp->has_ledger || n >= size)
 		return;
-	cost_correct(rp->ledger.oncpu_ns, rp->ledger.sys_cpu_ns, rp->ledger.sys_count, &rp->cost,
-		     &k);
-	if (k.valid)
+	if (rp->corrected.valid)
 		snprintf(sub + n, size - n, "; corrected for muxbpf (estimate): on-CPU %.2f ms, "
-			 "kernel %.2f ms", k.oncpu_ns / 1e6, k.sys_ns / 1e6);
+			 "kernel %.2f ms", rp->corrected.oncpu_ns / 1e6, rp->corrected.sys_ns / 1e6);
 }
 
-/* Where the hover text's intervals come from. */
+/* Where the hover text's intervals come from (the tree's figures' factor). */
 static void ci_title(char *sub, size_t size, double factor)
 {
 	size_t n = strlen(sub);
@@ -272,12 +266,11 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 	char runs[32] = "", prefix[64];
 	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
 			      .unit_ns = sprof_period_ns(sp), .embed = embed,
-			      .id_prefix = embed ? prefix : NULL,
-			      .ci_factor = report_design_factor(rp) };
+			      .id_prefix = embed ? prefix : NULL };
 	struct flame t;
 	int err;
 
-	err = flame_from_phase(&t, sp, p, true);
+	err = flame_report_phase(&t, sp, p, rp);
 	if (err)
 		return err;
 
@@ -294,7 +287,7 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
 		 rp && rp->measured ? rp->wall_s : 0);
 	corrected_title(sub, sizeof(sub), rp);
-	ci_title(sub, sizeof(sub), o.ci_factor);
+	ci_title(sub, sizeof(sub), t.ci_factor);
 	err = svg_write(f, &t, &o);
 	flame_free(&t);
 	return err;

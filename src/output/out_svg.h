@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "output/flame.h"
+#include "report/flame.h"
 #include "report/report.h"
 #include "fold/sprof.h"
 
@@ -25,11 +25,10 @@ struct svg_opts {
 	int width;             /* pixels (0: 1200) */
 	bool embed;            /* inline in report.html: no XML prolog, CSS or script (the page's) */
 	const char *id_prefix; /* before each frame's id "fN" (unique ids in one page), or NULL */
-	double ci_factor;      /* the shares' Wilson intervals widened by this (the phase's batch
-				* design factor, report_design_factor); <= 1: Wilson alone */
 };
 
-/* Write t (laid out by flame_layout) as an SVG document.  0 or -EIO. */
+/* Write t (laid out by flame_layout, its figures by flame_figures) as an SVG document.  0 or
+ * -EIO. */
 int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o);
 
 /* PHASE.svg: the flame graph of one phase of sp, titled from the report. */

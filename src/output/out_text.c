@@ -34,8 +34,7 @@ static void print_unwind_header(FILE *f, const struct report *r)
 	}
 	if (u->sampler_runs)
 		fprintf(f, "  sampler cost: %.0f ns per sample (%" PRIu64 " runs, BPF run-time "
-			"statistics)\n", (double)u->sampler_run_ns / u->sampler_runs,
-			u->sampler_runs);
+			"statistics)\n", r->sampler_ns_per_sample, u->sampler_runs);
 	if (u->mode == MUXBPF_UNWIND_FP) {
 		fprintf(f, "  user stacks: frame pointers (--unwind fp)\n");
 		return;
@@ -67,7 +66,7 @@ static void print_walks(FILE *f, const struct report_phase *p)
 		    st->walks),
 		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
 		stats_pct(st->walk_end[MUXBPF_WALK_ZERO_END], st->walks),
-		(double)st->frames / st->walks);
+		p->frames_per_walk);
 	if (st->fp_frames)
 		fprintf(f, ", %.1f%% of steps by frame pointer",
 			stats_pct(st->fp_frames, st->frames));
@@ -106,8 +105,7 @@ static void print_phase_row(FILE *f, const struct report *r, const struct report
 		snprintf(wall, sizeof(wall), "%.3f", p->wall_s);
 		if (p->commands) {
 			snprintf(cmds, sizeof(cmds), "%" PRIu64, p->commands);
-			snprintf(rate, sizeof(rate), "%.0f",
-				 p->wall_s > 0 ? p->commands / p->wall_s : 0);
+			snprintf(rate, sizeof(rate), "%.0f", p->cmd_per_s);
 		}
 	}
 	fprintf(f, "%-15s %8s %8s %9s %10.2f", phase_name(p->id), wall, cmds, rate,
@@ -244,11 +242,11 @@ static void print_accounting(FILE *f, const struct report_phase *p)
 		[MUXBPF_DROP_STACK_FULL] = "kept as the leaf alone, stack map full (raise --max-stacks)",
 	};
 	const struct muxbpf_phase_stats *st = &p->stats;
-	uint64_t dropped = report_dropped(st);
+	uint64_t dropped = p->dropped;
 	const char *sep = " (";
 
 	fprintf(f, "  samples: taken %" PRIu64 " = recorded whole %" PRIu64 " + dropped %" PRIu64,
-		(uint64_t)st->taken, (uint64_t)(st->taken - dropped), dropped);
+		(uint64_t)st->taken, p->recorded_whole, dropped);
 	for (int d = 0; d < MUXBPF_DROP__COUNT; d++) {
 		if (!st->dropped[d])
 			continue;
@@ -468,9 +466,7 @@ static void print_balance(FILE *f, const struct report_phase *p)
 		ms(l->run_delay_ns), l->nvcsw, l->nivcsw, l->min_flt, l->maj_flt);
 	fprintf(f, "  kernel's counters: on-CPU %+.2f%% vs schedstat; /proc ticks usr %.0f ms, "
 		   "sys %.0f ms\n",
-		p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) / p->schedstat_ns
-				: 0,
-		ms(p->proc_usr_ns), ms(p->proc_sys_ns));
+		p->check_pct, ms(p->proc_usr_ns), ms(p->proc_sys_ns));
 	if (l->sys_inexact || l->lost || l->switch_in_missed)
 		fprintf(f, "  %" PRIu64 " syscalls with a missing sched_switch (CPU estimated), %" PRIu64
 			   " switch-ins the kernel did not report (repaired from its counters), %" PRIu64
@@ -569,66 +565,39 @@ static void print_syscalls(FILE *f, const struct report_phase *p, int top)
 	}
 }
 
-struct site_order {
-	size_t i;
-	struct stats_ci ci;
-};
-
-static int by_share_desc(const void *a, const void *b)
-{
-	const struct site_order *x = a, *y = b;
-
-	if (x->ci.value != y->ci.value)
-		return (x->ci.value < y->ci.value) - (x->ci.value > y->ci.value);
-	return (x->i > y->i) - (x->i < y->i); /* ties in the table's order */
-}
-
 /*
  * The call sites: a random sample of the calls (1 in site_every), each site's share of the
  * syscalls' on-CPU (its syscall's exact time split by the walked calls: the report's site_ci,
- * report_site_ci()) with the split's 95% interval, largest first; the walks' own time, which
- * the ledger keeps out of the calls and out of user time.
+ * report_site_ci()) with the split's 95% interval, largest first (the report's site_order); the
+ * walks' own time, which the ledger keeps out of the calls and out of user time.
  */
 static void print_sites(FILE *f, const struct report *r, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	struct site_order *o;
-	uint64_t walks = 0;
 	int shown = 0;
 
-	if (!l->site_cpu_ns || !l->nsites)
+	if (!l->site_cpu_ns || !l->nsites || !p->site_order)
 		return;
-	o = calloc(l->nsites, sizeof(*o));
-	if (!o)
-		return;
-	for (size_t i = 0; i < l->nsites; i++) {
-		walks += l->sites[i].count;
-		o[i].i = i;
-		o[i].ci = p->site_ci[i];
-	}
-	/* the split can order sites other than their walked calls' CPU does */
-	qsort(o, l->nsites, sizeof(*o), by_share_desc);
 	fprintf(f, "  kernel time by user call site: share = %% of the syscalls' on-CPU, each "
 		   "syscall's exact time split among its sites by its walked calls (the stacks of "
 		   "1 call in %u at random); +- = 95%% interval of that split; ? = wider than the "
 		   "share; the %" PRIu64 " walks took %.3f ms (%.1f us each), outside the calls "
 		   "and user time\n",
-		r->site_every, walks, ms(l->site_walk_ns),
-		walks ? l->site_walk_ns / 1e3 / walks : 0);
+		r->site_every, p->site_walks, ms(l->site_walk_ns), p->site_walk_us);
 	for (size_t k = 0; k < l->nsites && shown < r->top; k++) {
-		const struct ledger_site_row *y = &l->sites[o[k].i];
+		size_t i = p->site_order[k];
+		const struct ledger_site_row *y = &l->sites[i];
+		const struct stats_ci *ci = &p->site_ci[i];
 		char c[16];
 
-		if (!y->cpu_ns || o[k].ci.value <= 0)
+		if (!y->cpu_ns || ci->value <= 0)
 			break;
-		format_ci(c, sizeof(c), &o[k].ci);
-		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * o[k].ci.value,
-			o[k].ci.valid ? c : "-", syscall_name(y->nr),
-			p->site_labels && p->site_labels[o[k].i] ? p->site_labels[o[k].i]
-								  : "[no stack]");
+		format_ci(c, sizeof(c), ci);
+		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * ci->value, ci->valid ? c : "-",
+			syscall_name(y->nr),
+			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
 		shown++;
 	}
-	free(o);
 }
 
 static void print_ledger(FILE *f, const struct report *r, const struct report_phase *p)

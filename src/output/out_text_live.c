@@ -49,7 +49,7 @@ void report_print_live(FILE *f, const struct report *r)
 	fprintf(f, "    checked every second (%" PRIu64 " checks, %s, %.1f us each)\n",
 		l->occ.checks, l->occ.kernel_count ? "the kernel's element counters"
 						   : "walking the keys",
-		l->occ.checks ? l->occ.check_ns / 1e3 / l->occ.checks : 0.0);
+		r->live_check_us);
 }
 
 /*
@@ -62,7 +62,7 @@ void report_print_cost_line(FILE *f, const struct report_phase *p)
 {
 	const struct mb_cost *c = &p->cost;
 	const struct mb_cost_est *e = &c->est;
-	double bpf = c->stats ? (double)c->bpf_ns : e->bpf_ns;
+	double bpf = p->cost_bpf_ns;
 
 	if (!c->valid)
 		return;
@@ -82,7 +82,7 @@ void report_print_cost_line(FILE *f, const struct report_phase *p)
 		fprintf(f, "BPF %.3f ms (no on-CPU time to compare)", bpf / 1e6);
 	if (c->stats && e->valid)
 		fprintf(f, " (run-time statistics; estimated from the run counts: %.3f ms, %+.1f%%)",
-			e->bpf_ns / 1e6, c->bpf_ns ? 100.0 * (e->bpf_ns - c->bpf_ns) / c->bpf_ns : 0);
+			e->bpf_ns / 1e6, p->cost_est_vs_stats_pct);
 	else if (c->stats)
 		fprintf(f, " (run-time statistics)");
 	else if (c->calib.target_syscalls < CALIB_THIN_RUNS)
@@ -113,7 +113,7 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 		fprintf(f, "  bystanders: %" PRIu64 " early exits for other processes' events, "
 			"%.3f ms in the programs (%.0f ns each, calibrated); the syscall hook's "
 			"dispatch around them is not in this figure\n", e->exits,
-			e->bystander_ns / 1e6, e->exits ? e->bystander_ns / e->exits : 0.0);
+			e->bystander_ns / 1e6, p->bystander_ns_each);
 	report_print_corrected(f, p);
 }
 
@@ -124,25 +124,21 @@ void report_print_cost(FILE *f, const struct report_phase *p)
 void report_print_corrected(FILE *f, const struct report_phase *p)
 {
 	const struct phase_ledger *l = &p->ledger;
-	uint64_t oncpu = p->has_ledger ? l->oncpu_ns : p->oncpu_ns;
-	struct mb_corrected k;
+	const struct mb_corrected *k = &p->corrected;
 
-	if (!p->has_ledger)
-		return;
-	cost_correct(oncpu, l->sys_cpu_ns, l->sys_count, &p->cost, &k);
-	if (!k.valid)
+	if (!p->has_ledger || !k->valid)
 		return;
 	fprintf(f, "  corrected for muxbpf (estimate): on-CPU %.2f ms (user %.2f + syscalls %.2f), "
 		"measured %.2f; removed %.3f ms of its programs in netmux's context",
-		k.oncpu_ns / 1e6, k.usr_ns / 1e6, k.sys_ns / 1e6, oncpu / 1e6, k.programs_ns / 1e6);
-	if (k.floor_ns >= 0)
+		k->oncpu_ns / 1e6, k->usr_ns / 1e6, k->sys_ns / 1e6, l->oncpu_ns / 1e6,
+		k->programs_ns / 1e6);
+	if (k->floor_ns >= 0)
 		fprintf(f, " and %.3f ms of syscall hook path (%.0f ns × %" PRIu64 " syscalls, "
-			"measured at attach)", k.path_ns / 1e6, k.floor_ns, l->sys_count);
-	fprintf(f, "; each syscall %.0f ns less", k.call_ns);
+			"measured at attach)", k->path_ns / 1e6, k->floor_ns, l->sys_count);
+	fprintf(f, "; each syscall %.0f ns less", k->call_ns);
 	for (size_t i = 0; i < l->nsys && i < 3; i++)
 		if (l->sys[i].count)
 			fprintf(f, "%s %s %.2f us/call", i ? "," : ":", syscall_name(l->sys[i].nr),
-				cost_correct_call(&k, l->sys[i].cpu_ns, l->sys[i].count) / 1e3 /
-					l->sys[i].count);
+				p->sys_corrected[i].us_per_call);
 	fputc('\n', f);
 }

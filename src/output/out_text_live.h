@@ -13,7 +13,8 @@ void report_print_cost_line(FILE *f, const struct report_phase *p);
 /* That line, then the bystanders' and the estimate corrected for muxbpf's own time. */
 void report_print_cost(FILE *f, const struct report_phase *p);
 /* The phase's on-CPU, syscalls and per-syscall CPU corrected for muxbpf's own time (an
- * estimate, cost_correct()); nothing without the ledger or a calibration. */
+ * estimate: the report's corrected figures, report_figures); nothing without the ledger or a
+ * calibration. */
 void report_print_corrected(FILE *f, const struct report_phase *p);
 
 #endif /* MUXBPF_OUT_TEXT_LIVE_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The report's computed figures beside the rows: the intervals every writer prints (shares,
- * syscalls, call sites, softcode rows), and the checks on an assembled report (drops, failed
+ * syscalls, call sites, softcode rows), the rows' other figures (the call sites' order, the
+ * softcode rows' us per command and probe cost, the figures corrected for muxbpf's cost, the
+ * phases' rates and the cost line's), and the checks on an assembled report (drops, failed
  * phases, empty recordings, the on-CPU check).
  */
 #include <errno.h>
@@ -250,7 +252,17 @@ static void command_ci(const struct report_phase *p, const struct sc_rows *rows,
 	sc_cpu_per_cmd_ci(row, &out->share, p->oncpu_ns, &out->us);
 }
 
-/* Every row's intervals of one phase's softcode rows (report_sc_ci).  0 or -ENOMEM. */
+/* A command row's figures (report_sc_ci), after its intervals: us per command, the estimate. */
+static void command_figures(const struct report_phase *p, const struct sc_rows *rows,
+			    const struct sc_row *row, struct report_sc_ci *c)
+{
+	c->us_per_cmd = row->runs ? row->cpu_ns / 1e3 / row->runs : 0.0;
+	c->est_ms = p->oncpu_ns / 1e6 * stats_pct(row->samples, rows->samples) / 100;
+	c->est_half_ms = p->oncpu_ns / 1e6 * stats_ci_half(&c->share);
+}
+
+/* Every row's figures and intervals of one phase's softcode rows (report_sc_ci), and the
+ * command rows' probe cost.  0 or -ENOMEM. */
 static int softcode_ci(struct report_phase *p)
 {
 	if (p->sc_commands.n &&
@@ -258,8 +270,13 @@ static int softcode_ci(struct report_phase *p)
 		return -ENOMEM;
 	if (p->sc_paths.n && !(p->sc_path_ci = calloc(p->sc_paths.n, sizeof(*p->sc_path_ci))))
 		return -ENOMEM;
-	for (size_t j = 0; j < p->sc_commands.n; j++)
-		command_ci(p, &p->sc_commands, &p->sc_commands.v[j], &p->sc_command_ci[j]);
+	for (size_t j = 0; j < p->sc_commands.n; j++) {
+		const struct sc_row *row = &p->sc_commands.v[j];
+
+		command_ci(p, &p->sc_commands, row, &p->sc_command_ci[j]);
+		command_figures(p, &p->sc_commands, row, &p->sc_command_ci[j]);
+		p->sc_probe_ns += row->probe_ns;
+	}
 	for (size_t j = 0; j < p->sc_paths.n; j++) {
 		struct report_sc_ci *c = &p->sc_path_ci[j];
 
@@ -297,6 +314,44 @@ static int share_ci(struct report_phase *p)
 	return 0;
 }
 
+/* A site's place by share, largest first (site_order's qsort; ties in the table's order). */
+struct site_order {
+	size_t i;
+	double share;
+};
+
+static int by_share_desc(const void *a, const void *b)
+{
+	const struct site_order *x = a, *y = b;
+
+	if (x->share != y->share)
+		return (x->share < y->share) - (x->share > y->share);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The call sites' order by share (site_ci), their walks and the walks' us each.  0 or -ENOMEM. */
+static int site_order(struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+	struct site_order *o = calloc(l->nsites, sizeof(*o));
+
+	p->site_order = calloc(l->nsites, sizeof(*p->site_order));
+	if (!o || !p->site_order) {
+		free(o);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < l->nsites; i++) {
+		p->site_walks += l->sites[i].count;
+		o[i] = (struct site_order){ .i = i, .share = p->site_ci[i].value };
+	}
+	qsort(o, l->nsites, sizeof(*o), by_share_desc);
+	for (size_t i = 0; i < l->nsites; i++)
+		p->site_order[i] = o[i].i;
+	free(o);
+	p->site_walk_us = p->site_walks ? l->site_walk_ns / 1e3 / p->site_walks : 0;
+	return 0;
+}
+
 /* The intervals of a phase's syscall and call-site rows.  0 or -ENOMEM. */
 static int ledger_ci(const struct report *r, struct report_phase *p)
 {
@@ -310,6 +365,30 @@ static int ledger_ci(const struct report *r, struct report_phase *p)
 		p->sys_from = report_sys_ci(p, i, &p->sys_ci[i]);
 	for (size_t i = 0; i < l->nsites; i++)
 		report_site_ci(r, p, i, &p->site_ci[i]);
+	return l->nsites ? site_order(p) : 0;
+}
+
+/*
+ * The phase's figures less muxbpf's own time in netmux's context (cost_correct()) and each
+ * syscall row's, per call too: the estimate the text report, report.json and the flame graph's
+ * subtitle print.  0 or -ENOMEM.
+ */
+static int corrected(struct report_phase *p)
+{
+	const struct phase_ledger *l = &p->ledger;
+
+	cost_correct(l->oncpu_ns, l->sys_cpu_ns, l->sys_count, &p->cost, &p->corrected);
+	if (!p->corrected.valid || !l->nsys)
+		return 0;
+	p->sys_corrected = calloc(l->nsys, sizeof(*p->sys_corrected));
+	if (!p->sys_corrected)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nsys; i++) {
+		struct report_sys_corrected *c = &p->sys_corrected[i];
+
+		c->cpu_ns = cost_correct_call(&p->corrected, l->sys[i].cpu_ns, l->sys[i].count);
+		c->us_per_call = l->sys[i].count ? c->cpu_ns / 1e3 / l->sys[i].count : 0;
+	}
 	return 0;
 }
 
@@ -330,16 +409,77 @@ static void keep_issue(void *ctx, bool error, const char *msg)
 	v[r->nissues++] = (struct report_issue){ .error = error, .msg = m };
 }
 
+/* The softcode probes' cost over the run (report.sc_ufun_probes_ns, sc_cmd_probes_ns). */
+static void softcode_probes(struct report *r)
+{
+	const struct sc_data *d = r->softcode;
+	const struct muxbpf_sc_stats *s;
+
+	if (!d)
+		return;
+	s = &d->stats;
+	r->sc_ufun_probes_ns = (s->ufun_enter + s->ufun_exit) * d->hit_ns;
+	r->sc_cmd_probes_ns = (s->cmd_starts + s->cmd_ends) / 2.0 * d->ends.pair_ns;
+}
+
+/* A phase's rates, means and sums: commands per second, on-CPU against schedstat, frames a
+ * walk, the design factor, the samples dropped and kept whole, the off-CPU time. */
+static void phase_rates(struct report_phase *p)
+{
+	const struct muxbpf_phase_stats *st = &p->stats;
+
+	p->cmd_per_s = p->wall_s > 0 ? p->commands / p->wall_s : 0;
+	p->check_pct = p->schedstat_ns ? 100.0 * ((double)p->oncpu_ns - p->schedstat_ns) /
+						 p->schedstat_ns
+				       : 0;
+	p->frames_per_walk = st->walks ? (double)st->frames / st->walks : 0;
+	p->design_factor = report_design_factor(p);
+	p->dropped = report_dropped(st);
+	p->recorded_whole = st->taken - p->dropped;
+	p->off_cpu_ns = p->ledger.sys_off_ns + p->ledger.preempt_user_ns;
+}
+
+/* A phase's cost line figures: the BPF time shown, the estimate against the statistics, the
+ * bystanders' ns per early exit. */
+static void cost_figures(struct report_phase *p)
+{
+	const struct mb_cost *c = &p->cost;
+	const struct mb_cost_est *e = &c->est;
+
+	p->cost_bpf_ns = c->stats ? (double)c->bpf_ns : e->bpf_ns;
+	p->cost_est_vs_stats_pct = c->bpf_ns ? 100.0 * (e->bpf_ns - c->bpf_ns) / c->bpf_ns : 0;
+	p->bystander_ns_each = e->exits ? e->bystander_ns / e->exits : 0.0;
+}
+
+/* The run's own figures: the softcode probes' cost, the sampler's ns per sample, the live
+ * map checks' us each. */
+static void run_figures(struct report *r)
+{
+	const struct mb_unwind_summary *u = r->unwind;
+	const struct mb_live_info *l = r->live;
+
+	softcode_probes(r);
+	r->sampler_ns_per_sample =
+		u && u->sampler_runs ? (double)u->sampler_run_ns / u->sampler_runs : 0;
+	r->live_check_us = l && l->occ.checks ? l->occ.check_ns / 1e3 / l->occ.checks : 0.0;
+}
+
 int report_figures(struct report *r)
 {
+	run_figures(r);
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
-		int err = softcode_rows(r, p);
+		int err;
 
+		phase_rates(p);
+		cost_figures(p);
+		err = softcode_rows(r, p);
 		if (!err)
 			err = share_ci(p);
 		if (!err && p->has_ledger)
 			err = ledger_ci(r, p);
+		if (!err && p->has_ledger)
+			err = corrected(p);
 		if (err)
 			return err;
 	}
@@ -363,6 +503,7 @@ void report_figures_free(struct report *r)
 		free(p->sc_command_ci);
 		free(p->sc_path_ci);
 		p->sc_command_ci = p->sc_path_ci = NULL;
+		p->sc_probe_ns = 0;
 		for (int by = 0; by < FOLD_BY__COUNT; by++)
 			for (int t = 0; t < 2; t++) {
 				free(p->share_ci[by][t]);
@@ -372,6 +513,11 @@ void report_figures_free(struct report *r)
 		free(p->site_ci);
 		p->sys_ci = NULL;
 		p->site_ci = NULL;
+		free(p->sys_corrected);
+		p->sys_corrected = NULL;
+		free(p->site_order);
+		p->site_order = NULL;
+		p->site_walks = 0;
 	}
 }
 

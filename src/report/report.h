@@ -39,6 +39,11 @@ struct report_sys_ci {
 	struct stats_ci share, us_per_call;
 };
 
+/* A syscall row's on-CPU less muxbpf's part in each call (cost_correct_call), and per call. */
+struct report_sys_corrected {
+	double cpu_ns, us_per_call;
+};
+
 /* How a phase ran in rounds, and the intervals the rounds give. */
 struct report_rounds {
 	unsigned int n; /* rounds answered in full (1 for a phase whose work does not repeat) */
@@ -70,7 +75,10 @@ struct report_rounds {
 };
 
 /*
- * A softcode row's intervals, as the text report and report.json print them.  share: of the
+ * A softcode row's figures and intervals, as the text report and report.json print them.
+ * Command rows: us_per_cmd, exact mode's cpu_ns per command started in us (0 without runs);
+ * est_ms and est_half_ms, the phase's on-CPU times the share and times its interval's half
+ * (the default mode's estimate, in ms).  share: of the
  * phase's command-thread samples; the batches' where the phase's command rows have them
  * (sc_row_batches_ci: the row's own spread), else Wilson widened by the phase's design factor.
  * us (command rows): ns per command, the t interval over the batches where the row ran in them,
@@ -80,6 +88,7 @@ struct report_sc_ci {
 	struct stats_ci share, us;
 	bool share_batches; /* the batches widened the share's (design factor or their spread) */
 	bool us_batches;    /* us: the t interval over the batches, not the samples' */
+	double us_per_cmd, est_ms, est_half_ms;
 };
 
 struct report_phase {
@@ -107,8 +116,10 @@ struct report_phase {
 	/* --by command and softcode: the phase's rows by command label and by softcode path,
 	 * computed once for every writer (report_figures); empty when the views are off */
 	struct sc_rows sc_commands, sc_paths;
-	/* their intervals, one per row of sc_commands and sc_paths (NULL without rows) */
+	/* their figures and intervals, one per row of sc_commands and sc_paths (NULL without
+	 * rows); the probe cost the command rows' exact times leave out (their probe_ns summed) */
 	struct report_sc_ci *sc_command_ci, *sc_path_ci;
+	uint64_t sc_probe_ns;
 	/* The intervals every writer prints, computed once from the rows above (report_figures):
 	 * per row of fold.by[b], self [0] and total [1] (report_share_ci); per row of ledger.sys
 	 * (report_sys_ci, all known as sys_from); per row of ledger.sites (report_site_ci). */
@@ -116,6 +127,31 @@ struct report_phase {
 	struct report_sys_ci *sys_ci;
 	enum report_sys_from sys_from;
 	struct stats_ci *site_ci;
+	/* the rows of ledger.sites by site_ci's share, largest first (ties in the table's order;
+	 * the split can order sites other than their walked calls' CPU does), NULL without sites;
+	 * the walked calls summed over the sites and the walks' own us each (0 without walks) */
+	size_t *site_order;
+	uint64_t site_walks;
+	double site_walk_us;
+	/* The phase's figures less muxbpf's own time in netmux's context (cost_correct(), from
+	 * the ledger's on-CPU, syscall CPU and calls), an estimate computed once (report_figures):
+	 * valid only with the ledger and a calibrated cost; sys_corrected per row of ledger.sys
+	 * (NULL unless corrected.valid). */
+	struct mb_corrected corrected;
+	struct report_sys_corrected *sys_corrected;
+	/* computed once (report_figures): commands per second of wall (0 without wall); on-CPU
+	 * against schedstat in percent, signed (0 without schedstat); the stack walks' mean
+	 * frames (0 without walks) */
+	double cmd_per_s, check_pct, frames_per_walk;
+	/* the profiler's cost line (report_figures): the BPF ns shown (the run-time statistics'
+	 * when they were on, else the estimate), the estimate against the statistics in percent
+	 * (0 without statistics' time) and the bystanders' ns per early exit (0 without exits) */
+	double cost_bpf_ns, cost_est_vs_stats_pct, bystander_ns_each;
+	/* report_figures: the batch design factor (report_design_factor), the samples dropped
+	 * (report_dropped) and those recorded whole (taken less dropped), and the ledger's
+	 * off-CPU time (in syscalls and after preemption in user mode) */
+	double design_factor;
+	uint64_t dropped, recorded_whole, off_cpu_ns;
 };
 
 struct sc_data;
@@ -160,9 +196,17 @@ struct report {
 	 * rule (softcode_stacks.h); its other arrays are the run's.  Freed by report_free() (NULL
 	 * in a merged report: it reads the last run's) */
 	struct sc_data *sc_own;
+	/* the softcode probes' cost over the run (report_figures): the u() probes' hits x hit_ns
+	 * and the exact mode's command probes, a pair per command, x ends.pair_ns; meaningful
+	 * where hit_ns and pair_ns were measured (>= 0) */
+	double sc_ufun_probes_ns, sc_cmd_probes_ns;
 	struct report_phase phases[MUXBPF_MAX_PHASES];
 	int nphases;         /* measured phases in run order, then "outside" */
 	double check_max_diff_pct; /* report_max_check_diff, computed once (report_figures) */
+	/* the sampler's ns per sample from the BPF run-time statistics (0 without runs) */
+	double sampler_ns_per_sample;
+	/* live: the map occupancy checks' us each (0 without checks or a live session) */
+	double live_check_us;
 	/* report_issues' lines, computed once (report_figures): report.json's "warnings" */
 	struct report_issue *issues;
 	int nissues;
@@ -222,8 +266,10 @@ double report_max_check_diff(const struct report *r);
 /*
  * The figures every writer prints, computed once from the report's rows and rounds, so that
  * the writers only format: each phase's softcode rows (sc_commands, sc_paths, when the views
- * ran) and their intervals, its rows' share intervals, its syscalls' and call sites', the
- * on-CPU check and the issues (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
+ * ran) with their figures and intervals, its rows' share intervals, its syscalls' and call
+ * sites' (and the sites' order), its figures corrected for muxbpf's cost, its rates and cost
+ * line; the run's softcode probe cost and sampler cost; the on-CPU check and the issues
+ * (report_issues).  build_report and runs_merge end with it; a report filled by hand calls it
  * before it is written.  0 or -ENOMEM (report_free() frees what it made either way).
  */
 int report_figures(struct report *r);

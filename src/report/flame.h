@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A flame graph's tree: stacks (root first) merged by frame label, each node with its inclusive
- * value, and for a differential graph the value of a second (baseline) profile.  Pure.
+ * value, and for a differential graph the value of a second (baseline) profile; and the figures
+ * a graph's hover text prints per node (flame_figures), so that the SVG writer only formats.
+ * Pure.
  */
 #ifndef MUXBPF_FLAME_H
 #define MUXBPF_FLAME_H
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "base/stats.h"
 
 enum flame_kind { FLAME_USER = 0, FLAME_KERNEL, FLAME_UNNAMED };
 
@@ -23,6 +26,13 @@ struct flame_node {
 	double cpu_var;       /* kernel frames: cpu_ns's variance (its call sites are a sample) */
 	long parent, first, next;
 	double x;       /* layout: left edge as a fraction of the root */
+	/* figures (flame_figures): the node's own value (flame_self); its self and total shares
+	 * of the root's value with their 95% intervals (Wilson, widened by the tree's ci_factor);
+	 * kernel frames: the half-width of cpu_ns's 95% interval; a differential graph's: the
+	 * half-width of the change in share's 95% interval, in points */
+	double self;
+	struct stats_ci self_ci, total_ci;
+	double cpu_half_ns, diff_half;
 };
 
 struct flame {
@@ -30,6 +40,7 @@ struct flame {
 	size_t n, cap;
 	int max_depth;
 	long last;      /* the node flame_add() ended at */
+	double ci_factor; /* what flame_figures widened Wilson's intervals by (<= 1: Wilson alone) */
 };
 
 int flame_init(struct flame *t, const char *root_name);
@@ -44,11 +55,23 @@ void flame_layout(struct flame *t);
 /* Node i's own value: its value less its children's (never below 0). */
 double flame_self(const struct flame *t, size_t i);
 
+/*
+ * Every node's figures (struct flame_node), the shares' Wilson intervals widened by factor (a
+ * phase's batch design factor, report_design_factor; <= 1: Wilson alone).  After flame_layout,
+ * before the tree is written.
+ */
+void flame_figures(struct flame *t, double factor);
+
 struct sprof;
 struct sp_phase;
+struct report_phase;
 /* The tree of one phase: user stacks by samples; with kernel, each call site's kernel time as a
  * "[sys] NAME" frame on top of its user stack, in sample-equivalents (cpu_ns * freq / 1e9). */
 int flame_from_phase(struct flame *t, const struct sprof *sp, const struct sp_phase *p,
 		     bool kernel);
+/* PHASE.svg's tree: flame_from_phase with kernel frames, its figures with the design factor of
+ * rp (the report's phase p; NULL: Wilson alone).  0 or -ENOMEM. */
+int flame_report_phase(struct flame *t, const struct sprof *sp, const struct sp_phase *p,
+		       const struct report_phase *rp);
 
 #endif /* MUXBPF_FLAME_H */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Flame graph trees from stacks. */
+/* Flame graph trees from stacks, and their nodes' figures. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
-#include "output/flame.h"
+#include "report/flame.h"
+#include "report/report.h"
 #include "fold/sprof.h"
 
 static long node_new(struct flame *t, const char *name, uint8_t kind, long parent)
@@ -171,5 +173,51 @@ int flame_from_phase(struct flame *t, const struct sprof *sp, const struct sp_ph
 		flame_free(t);
 	else
 		flame_layout(t);
+	return err;
+}
+
+/* A share k of n (rounded to whole samples) with its 95% interval, Wilson widened by factor. */
+static void share_ci(double k, double n, double factor, struct stats_ci *out)
+{
+	stats_share((uint64_t)llround(k), (uint64_t)llround(n), out);
+	stats_share_widen(out, factor);
+}
+
+/*
+ * A differential node's change in share, new (value) against old (base): the half-width of its
+ * 95% interval in points, from both shares' binomial variances.
+ */
+static double diff_half(const struct flame *t, const struct flame_node *n)
+{
+	double total = t->v[0].value > 0 ? t->v[0].value : 1;
+	double base_total = t->v[0].base > 0 ? t->v[0].base : 1;
+	double p1 = n->base / base_total, p2 = n->value / total;
+
+	return 196 * sqrt(p1 * (1 - p1) / base_total + p2 * (1 - p2) / total);
+}
+
+void flame_figures(struct flame *t, double factor)
+{
+	double total = t->n && t->v[0].value > 0 ? t->v[0].value : 1;
+
+	t->ci_factor = factor;
+	for (size_t i = 0; i < t->n; i++) {
+		struct flame_node *n = &t->v[i];
+
+		n->self = flame_self(t, i);
+		share_ci(n->self, total, factor, &n->self_ci);
+		share_ci(n->value, total, factor, &n->total_ci);
+		n->cpu_half_ns = 1.959964 * sqrt(n->cpu_var);
+		n->diff_half = diff_half(t, n);
+	}
+}
+
+int flame_report_phase(struct flame *t, const struct sprof *sp, const struct sp_phase *p,
+		       const struct report_phase *rp)
+{
+	int err = flame_from_phase(t, sp, p, true);
+
+	if (!err)
+		flame_figures(t, report_design_factor(rp));
 	return err;
 }
