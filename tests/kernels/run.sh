@@ -101,7 +101,7 @@ apt_for() {
 package() {
 	re=$(printf '%s' "$1" | sed 's/\./\\./g')
 	# shellcheck disable=SC2086
-	apt-cache $apt search --names-only "^linux-image-$re[.-][^ ]*-$debarch\$" 2>/dev/null |
+	apt-cache $apt search --names-only "^linux-image-${re}[.-][^ ]*-$debarch\$" 2>/dev/null |
 		awk '{print $1}' | grep -Ev -- "-(cloud|rt)-$debarch\$|-unsigned\$|-dbg\$" | sort -V | tail -1
 }
 
