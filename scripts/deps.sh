@@ -5,7 +5,10 @@
 #   scripts/deps.sh          the native build's packages
 #   scripts/deps.sh arm64    a cross build's (make ARCH=arm64 deps): the cross compilers, the
 #                            :arm64 development packages (Debian multiarch) and qemu-user-static,
-#                            which runs the cross-built unit tests
+#                            which runs the cross-built unit tests, and qemu-system-arm
+#                            (qemu-system-aarch64) and busybox-static for make ARCH=arm64
+#                            test-kernels (tests/kernels/run.sh fetches busybox-static:arm64
+#                            itself, with apt-get download: it cannot share the host's name)
 set -eu
 pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
@@ -19,7 +22,7 @@ if [ -n "$arch" ]; then
 	*) echo "deps: no cross build for $arch (arm64 only)" >&2; exit 1 ;;
 	esac
 	pkgs="gcc-$triplet g++-$triplet binutils-$triplet qemu-user-static clang llvm bpftool
-	      protobuf-c-compiler pkg-config make"
+	      protobuf-c-compiler pkg-config make qemu-system-arm busybox-static xz-utils"
 	for p in libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libprotobuf-c-dev \
 		libjansson-dev libcmocka-dev libstdc++6; do
 		pkgs="$pkgs $p:$arch"

@@ -30,6 +30,11 @@ count_tap() { # $1 = TAP text, $2 = suite name
 }
 
 # The include rules: folder order, one header per .c, no circle (no root, no build needed).
+# MUXBPF_NO_SOURCE_CHECKS=1: not these two source checks (a guest of another architecture, whose
+# busybox has no tsort: tests/kernels/guest.sh); they are the host's (make test).
+if [ -n "${MUXBPF_NO_SOURCE_CHECKS:-}" ]; then
+	echo "=== includes, skips: not run here (MUXBPF_NO_SOURCE_CHECKS; the host's make test runs them)"
+else
 echo "=== includes"
 if scripts/check-includes.sh .; then
 	pass=$((pass + 1)); echo "ok - includes"
@@ -43,6 +48,7 @@ if scripts/check-skips.sh .; then
 	pass=$((pass + 1)); echo "ok - skips"
 else
 	fail=$((fail + 1)) failed_names="$failed_names skips"; echo "not ok - skips"
+fi
 fi
 
 # Every suite in tests/ runs: one whose binary is missing (it failed to build) is a failure.

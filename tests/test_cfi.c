@@ -562,6 +562,74 @@ static void test_build_system_libs(void **state)
 	}
 }
 
+/*
+ * A vDSO image without CFI (Debian's 6.1 arm64 kernel's): one R+X PT_LOAD, no sections.  On
+ * AArch64 every address of its text gets the leaf rule (return address in x30, CFA = sp); an
+ * x86-64 one stays without rows, and a file on disk never gets the rule.
+ */
+static size_t bare_image(unsigned char *buf, size_t size, uint16_t machine)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(buf + sizeof(*eh));
+
+	memset(buf, 0, size);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = machine;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_offset = 0;
+	ph->p_vaddr = 0;
+	ph->p_filesz = ph->p_memsz = size;
+	ph->p_align = 4096;
+	return size;
+}
+
+static void test_vdso_without_cfi(void **state)
+{
+	static unsigned char img[4096];
+	struct cfi_table t;
+	const struct cfi_row *r;
+
+	(void)state;
+	assert_int_equal(cfi_table__build_mem(img, bare_image(img, sizeof(img), EM_AARCH64), &t), 0);
+	assert_int_equal(t.sources, 0);
+	for (uint64_t pc = 0x100; pc < sizeof(img); pc += 0x3fc) {
+		r = cfi_table__find(&t, pc);
+		assert_non_null(r);
+		assert_int_equal(r->info.cfa, MUXBPF_CFA_RSP);
+		assert_int_equal(r->info.cfa_off, 0);
+		assert_int_equal(r->info.ra, MUXBPF_RA_LR);
+		assert_int_equal(r->info.rbp, MUXBPF_RBP_SAME);
+	}
+	assert_null(cfi_table__find(&t, sizeof(img)));
+	cfi_table__free(&t);
+
+	assert_int_equal(cfi_table__build_mem(img, bare_image(img, sizeof(img), EM_X86_64), &t), 0);
+	assert_null(cfi_table__find(&t, 0x100));
+	cfi_table__free(&t);
+
+	char path[] = "/tmp/test_cfi_vdso.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	bare_image(img, sizeof(img), EM_AARCH64);
+	assert_int_equal(write(fd, img, sizeof(img)), (ssize_t)sizeof(img));
+	close(fd);
+	assert_int_equal(cfi_table__build_file(path, &t), 0);
+	unlink(path);
+	assert_null(cfi_table__find(&t, 0x100));
+	cfi_table__free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_special_rows),
 		cmocka_unit_test(test_fuzz_eh_frame),
 		cmocka_unit_test(test_build_system_libs),
+		cmocka_unit_test(test_vdso_without_cfi),
 	};
 
 	return cmocka_run_group_tests_name("cfi", tests, NULL, NULL);

@@ -792,7 +792,25 @@ static int finish(struct builder *b)
 	return 0;
 }
 
-static int build(Elf *elf, struct cfi_table *t)
+/*
+ * An AArch64 vDSO without CFI (Debian's 6.1 arm64 kernel links its vDSO without .eh_frame): its
+ * functions are small leaves that keep the return address in x30 and do not move sp, so every
+ * address of its text gets the leaf rule (return address in LR, CFA = sp).  Only the interrupted
+ * frame can use it (MUXBPF_RA_LR), which is the only frame a sample has in the vDSO.
+ */
+static int vdso_leaf_rows(struct builder *b)
+{
+	struct muxbpf_unwind_info leaf = {
+		.cfa = MUXBPF_CFA_RSP, .cfa_off = 0, .ra = MUXBPF_RA_LR, .rbp = MUXBPF_RBP_SAME,
+	};
+	int err = 0;
+
+	for (int i = 0; i < b->ntext && !err; i++)
+		err = push_interval(b, b->text[i].lo, b->text[i].hi, 0, &leaf);
+	return err;
+}
+
+static int build(Elf *elf, struct cfi_table *t, bool vdso)
 {
 	struct builder b = { .elf = elf, .t = t };
 	Dwarf_CFI *cfi;
@@ -855,6 +873,8 @@ static int build(Elf *elf, struct cfi_table *t)
 		if (dw)
 			dwarf_end(dw);
 	}
+	if (!err && vdso && !t->sources && b.ehdr.e_machine == EM_AARCH64)
+		err = vdso_leaf_rows(&b);
 	if (!err)
 		err = finish(&b);
 	free(b.iv);
@@ -872,7 +892,7 @@ int cfi_table__build_file(const char *path, struct cfi_table *out)
 	elf = mb_elf_open(path, &fd);
 	if (!elf)
 		return -errno;
-	err = build(elf, out);
+	err = build(elf, out, false);
 	mb_elf_close(elf, fd);
 	return err;
 }
@@ -896,7 +916,7 @@ int cfi_table__build_mem(const void *image, size_t size, struct cfi_table *out)
 		free(copy);
 		return -ENOEXEC;
 	}
-	err = build(elf, out);
+	err = build(elf, out, true);
 	elf_end(elf);
 	free(copy);
 	return err;

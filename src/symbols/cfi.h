@@ -36,7 +36,8 @@ enum { CFI_SRC_EH_FRAME = 1, CFI_SRC_DEBUG_FRAME = 2 };
 
 /* Build the table of the ELF file at path.  0 (possibly an empty table), or -errno. */
 int cfi_table__build_file(const char *path, struct cfi_table *out);
-/* The same from an ELF image in memory (the vDSO). */
+/* The same from an ELF image in memory (the vDSO; an AArch64 vDSO without CFI gets the leaf
+ * rule, return address in x30 and CFA = sp, over its text). */
 int cfi_table__build_mem(const void *image, size_t size, struct cfi_table *out);
 /* The row covering ELF address pc, or NULL (before the first row or in a gap). */
 const struct cfi_row *cfi_table__find(const struct cfi_table *t, uint64_t pc);

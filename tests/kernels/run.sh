@@ -16,6 +16,11 @@
 # seconds; the whole set takes minutes under TCG.
 # MUXBPF_GUEST_BENCH="build/bench/storm 3 200000": a command run in each guest after the tests,
 # its output in the guest's log (BUILD_DIR/kernels/SERIES/log); it does not change the verdict.
+# MUXBPF_GUEST_ARCH=x86|arm64: the guests' architecture; by default the build's (its muxbpf's
+# ELF machine: build-arm64 of make ARCH=arm64 boots Debian's arm64 kernels under
+# qemu-system-aarch64 -M virt, TCG).  A guest of another architecture than the host's gets
+# busybox-static of its own architecture as its shell and tools (the host's userland cannot run
+# there) and runs only the suites that need no netmux (tests/kernels/guest.sh).
 # MUXBPF_GUEST_SMP=1: the guests' vCPUs (2 by default).  MUXBPF_GUEST_PLUGIN=FILE.so: a QEMU
 # plugin loaded with out=BUILD_DIR/kernels/SERIES/plugin.out (bench/guest_icount.sh), and with
 # MUXBPF_GUEST_PLUGIN_HIST=1 also hist=BUILD_DIR/kernels/SERIES/plugin.hist.
@@ -32,13 +37,44 @@ guest_timeout=${MUXBPF_GUEST_TIMEOUT:-1200}
 . "$repo/tests/e2e/lib.inc"  # skip()
 . "$repo/tests/kernels/verdict.inc"
 [ "$(id -u)" = 0 ] || skip "needs root (the guest's virtio-9p export and device nodes)"
-for tool in qemu-system-x86_64 apt-get apt-cache dpkg busybox xz timeout readelf; do
-	command -v "$tool" >/dev/null || skip "$tool missing (make deps)"
+# the guests' architecture (MUXBPF_GUEST_ARCH, else the build's) and what boots it: the QEMU
+# system, the machine, the console, Debian's name for the architecture
+host_arch=$(uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+arch=${MUXBPF_GUEST_ARCH:-}
+if [ -z "$arch" ]; then
+	case $(readelf -h "$out/muxbpf" 2>/dev/null | sed -n 's/^ *Machine: *//p') in
+	AArch64) arch=arm64 ;;
+	*) arch=x86 ;;
+	esac
+fi
+case $arch in
+x86) qemu=qemu-system-x86_64 machine="-cpu max" console=ttyS0 debarch=amd64 make_deps="make deps" ;;
+# pauth-impdef: QEMU's own pointer-authentication algorithm, much faster under TCG than QARMA
+arm64) qemu=qemu-system-aarch64 machine="-M virt -cpu max,pauth-impdef=on" console=ttyAMA0
+       debarch=arm64 make_deps="make ARCH=arm64 deps" ;;
+*) echo "tests/kernels/run.sh: no guest for the architecture $arch (x86, arm64)"; exit 1 ;;
+esac
+# a foreign architecture's packages are named PACKAGE:ARCH for apt-get download
+pkgarch=
+[ "$(dpkg --print-architecture 2>/dev/null)" = "$debarch" ] || pkgarch=:$debarch
+for tool in $qemu apt-get apt-cache dpkg busybox xz timeout readelf; do
+	command -v "$tool" >/dev/null || skip "$tool missing ($make_deps)"
 done
 busybox_bin=$(command -v busybox)
 # the initramfs has no libc: busybox-static's
 readelf -l "$busybox_bin" | grep -q 'program interpreter' && skip "$busybox_bin is not static (busybox-static)"
 mkdir -p "$kdir/deb"
+# A guest of another architecture: its own busybox-static (apt-get download, dpkg -x; cached),
+# the initramfs's /init shell and the tools of its guest.sh (tests/kernels/init)
+if [ "$arch" != "$host_arch" ]; then
+	if [ ! -x "$kdir/busybox/bin/busybox" ]; then
+		(cd "$kdir/deb" && apt-get download "busybox-static$pkgarch" >/dev/null 2>&1) ||
+			skip "cannot download busybox-static$pkgarch ($make_deps; is the archive reachable?)"
+		rm -rf "$kdir/busybox.tmp" && dpkg -x "$(ls "$kdir"/deb/busybox-static_*.deb | tail -1)" \
+			"$kdir/busybox.tmp" && mv "$kdir/busybox.tmp" "$kdir/busybox" || exit 1
+	fi
+	busybox_bin=$kdir/busybox/bin/busybox
+fi
 
 # apt_for SERIES: sets $apt, the apt options for the series' packages: the machine's sources,
 # or for a kernel of an older Debian release (5.10: Debian 11) a private source list of that
@@ -60,12 +96,13 @@ apt_for() {
 	apt-get -qq $apt update >"$d/update.log" 2>&1 && : >"$d/updated"
 }
 
-# package SERIES: the newest linux-image-SERIES.*-amd64 the apt sources know (signed, generic)
+# package SERIES: the newest linux-image-SERIES.*-amd64 (or -arm64) the apt sources know (signed,
+# generic)
 package() {
 	re=$(printf '%s' "$1" | sed 's/\./\\./g')
 	# shellcheck disable=SC2086
-	apt-cache $apt search --names-only "^linux-image-$re[.-][^ ]*-amd64\$" 2>/dev/null |
-		awk '{print $1}' | grep -Ev -- '-(cloud|rt)-amd64$|-unsigned$|-dbg$' | sort -V | tail -1
+	apt-cache $apt search --names-only "^linux-image-${re}[.-][^ ]*-$debarch\$" 2>/dev/null |
+		awk '{print $1}' | grep -Ev -- "-(cloud|rt)-$debarch\$|-unsigned\$|-dbg\$" | sort -V | tail -1
 }
 
 # fetch PACKAGE: its extracted tree in $kdir/PACKAGE (downloaded and unpacked once)
@@ -74,7 +111,7 @@ fetch() {
 	deb=$(ls "$kdir/deb/$1"_*.deb 2>/dev/null | tail -1)
 	if [ -z "$deb" ]; then
 		# shellcheck disable=SC2086
-		(cd "$kdir/deb" && apt-get $apt download "$1" >/dev/null 2>&1) || return 1
+		(cd "$kdir/deb" && apt-get $apt download "$1$pkgarch" >/dev/null 2>&1) || return 1
 		deb=$(ls "$kdir/deb/$1"_*.deb | tail -1)
 	fi
 	rm -rf "$kdir/$1.tmp" && dpkg -x "$deb" "$kdir/$1.tmp" && mv "$kdir/$1.tmp" "$kdir/$1"
@@ -131,7 +168,8 @@ prepare() {
 	pkg=$(package "$s")
 	# no package archive (no apt lists, no network): this kernel cannot be tested here
 	if [ -z "$pkg" ]; then
-		echo "kernel $s: skip: no linux-image-$s package in the apt sources (apt-get update?)" >"$line"
+		echo "kernel $s: skip: no linux-image-$s-$debarch package in the apt sources" \
+			"(apt-get update? $make_deps?)" >"$line"
 		echo skip >"$st"
 		return 1
 	fi
@@ -154,8 +192,9 @@ qemu_run() {
 	rm -rf "$res"
 	mkdir -p "$res"
 	# what the guest runs: the repository, the build directory and its results directory
-	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\nbench="%s"\nrequire="%s"\n' "$repo" "$out" \
-		"$1" "${MUXBPF_GUEST_ONLY:-}" "${MUXBPF_GUEST_BENCH:-}" "${MUXBPF_REQUIRE_BPF:-}" \
+	printf 'repo=%s\nout=%s\nseries=%s\nonly="%s"\nbench="%s"\nrequire="%s"\narch=%s\nforeign=%s\n' \
+		"$repo" "$out" "$1" "${MUXBPF_GUEST_ONLY:-}" "${MUXBPF_GUEST_BENCH:-}" \
+		"${MUXBPF_REQUIRE_BPF:-}" "$arch" "$([ "$arch" = "$host_arch" ] || echo 1)" \
 		>"$res/guest.conf"
 	# thread=single: with one host thread per vCPU (multi), a vCPU sometimes runs an int3
 	# the kernel has already removed from a patched tracepoint site (an Oops in __schedule,
@@ -165,11 +204,11 @@ qemu_run() {
 	plugin=
 	[ -n "${MUXBPF_GUEST_PLUGIN:-}" ] && plugin="-plugin $MUXBPF_GUEST_PLUGIN,out=$res/plugin.out"
 	[ -n "$plugin" ] && [ "${MUXBPF_GUEST_PLUGIN_HIST:-}" = 1 ] && plugin="$plugin,hist=$res/plugin.hist"
-	# shellcheck disable=SC2086 # $plugin: words (no blanks in the paths)
-	timeout --foreground -k 10 "$guest_timeout" qemu-system-x86_64 -accel tcg,thread=single -cpu max \
+	# shellcheck disable=SC2086 # $plugin, $machine: words (no blanks in the paths)
+	timeout --foreground -k 10 "$guest_timeout" $qemu -accel tcg,thread=single $machine \
 		-smp "${MUXBPF_GUEST_SMP:-2}" -m 4G -kernel "$(ls "$kdir/$2"/boot/vmlinuz-*)" \
 		-initrd "$kdir/$2.initrd" \
-		-append "console=ttyS0,115200 panic=-1 quiet" -nographic -no-reboot -nic none \
+		-append "console=$console,115200 panic=-1 quiet" -nographic -no-reboot -nic none \
 		-serial mon:stdio \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs local,path="$res",mount_tag=results,security_model=none $plugin \
@@ -177,11 +216,12 @@ qemu_run() {
 }
 
 # crash_of CONSOLE: the guest kernel's crash in CONSOLE in one line (its first "Oops:", "BUG:"
-# or "Kernel panic" line and the kernel RIP), nothing when it did not crash
+# or "Kernel panic" line and the kernel RIP, or on arm64 its pc), nothing when it did not crash
 crash_of() {
 	c=$(grep -m1 -E 'Oops: |BUG: |Kernel panic - not syncing' "$1" | sed 's/^\[ *[0-9.]*\] //')
 	[ -n "$c" ] || return 0
 	rip=$(grep -m1 'RIP: 0010:' "$1" | sed 's/.*RIP: 0010://')
+	[ -n "$rip" ] || rip=$(grep -m1 -E '(^|\] )pc : ' "$1" | sed 's/.*pc : //')
 	echo "$c${rip:+ at $rip}"
 }
 
