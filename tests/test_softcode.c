@@ -224,6 +224,24 @@ static void set_probes(struct sc_data *d, uint64_t hits, uint64_t segs)
 }
 
 /*
+ * Phase 1's exact times with the probes inside them: slow typed 10 times (1 ms), its action
+ * 10 times (20 ms, 20 u() hits), look 30 times (3 ms, look_own_ns of the entry program's own
+ * work between its reads), 6 ms between commands (50 segments, one after each command).
+ */
+static void add_probed_times(struct sc_data *d, uint64_t look_own_ns)
+{
+	add_time(d, 1, 1, 10, 1000000);
+	set_probes(d, 0, 10);
+	add_time(d, 1, 2, 10, 20000000);
+	set_probes(d, 20, 10);
+	add_time(d, 1, 3, 30, 3000000);
+	set_probes(d, 0, 30);
+	d->times[d->ntimes - 1].val.own_ns = look_own_ns;
+	add_time(d, 1, 0, 0, 6000000);
+	set_probes(d, 0, 50);
+}
+
+/*
  * Our uprobes inside the exact times: the task clock counts each hit's trap and user-mode
  * samples never see it.  A u() hit costs hit_ns whole; each segment holds the command probes'
  * part on its side of their clock reads: ends.inside_ns in a command, the rest of the pair
@@ -239,17 +257,7 @@ static void test_command_rows_probes(void **state)
 	sc_label(&d);
 	d.hit_ns = 500;
 	d.ends = (struct probe_ends){ .pair_ns = 350, .inside_ns = 100, .own_ns = 50 };
-	/* slow typed 10 times (1 ms), its action 10 times (20 ms, 20 u() hits), look 30 times
-	 * (3 ms), 6 ms between commands (50 segments, one after each command) */
-	add_time(&d, 1, 1, 10, 1000000);
-	set_probes(&d, 0, 10);
-	add_time(&d, 1, 2, 10, 20000000);
-	set_probes(&d, 20, 10);
-	add_time(&d, 1, 3, 30, 3000000);
-	set_probes(&d, 0, 30);
-	d.times[d.ntimes - 1].val.own_ns = 1500; /* the entry program's, between its reads */
-	add_time(&d, 1, 0, 0, 6000000);
-	set_probes(&d, 0, 50);
+	add_probed_times(&d, 1500);
 	assert_int_equal(sc_command_rows(&d, 1, 0, &rows), 0);
 	assert_int_equal(rows.n, 2);
 	assert_int_equal(rows.v[0].probe_hits, 20);
@@ -318,14 +326,7 @@ static void test_report_figures(void **state)
 	add_count(&d, 1, 2, 0, 30);
 	add_count(&d, 1, 1, 0, 2);
 	add_count(&d, 1, 3, 0, 8);
-	add_time(&d, 1, 1, 10, 1000000);
-	set_probes(&d, 0, 10);
-	add_time(&d, 1, 2, 10, 20000000);
-	set_probes(&d, 20, 10);
-	add_time(&d, 1, 3, 30, 3000000);
-	set_probes(&d, 0, 30);
-	add_time(&d, 1, 0, 0, 6000000);
-	set_probes(&d, 0, 50);
+	add_probed_times(&d, 0);
 	r.softcode = &d;
 	r.by = FOLD_VIEWS_SOFTCODE;
 	r.top = 10;
