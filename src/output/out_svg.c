@@ -47,6 +47,19 @@ static uint32_t hash_name(const char *s)
 	return h;
 }
 
+/* A differential frame's colour: red where it grew by d, blue where it shrank, deeper with |d|
+ * up to full colour at |d| = 1 / gain. */
+static void diff_colour(double d, double gain, char *buf, size_t size)
+{
+	double mag = fabs(d) * gain;
+	int c = 255 - (int)(mag > 1 ? 210 : mag * 210);
+
+	if (d >= 0)
+		snprintf(buf, size, "rgb(255,%d,%d)", c, c);
+	else
+		snprintf(buf, size, "rgb(%d,%d,255)", c, c);
+}
+
 /* flamegraph.pl's "hot" palette for user code, blue for kernel, grey for unnamed frames. */
 static void frame_colour(const struct flame *t, const struct flame_node *n,
 			 const struct svg_opts *o, char *buf, size_t size)
@@ -56,25 +69,13 @@ static void frame_colour(const struct flame *t, const struct flame_node *n,
 
 	if (o->diff && o->diff_abs) {
 		double root = t->v[0].value > 0 ? t->v[0].value : 1;
-		double d = (n->value - n->base) / root, mag = fabs(d) * 10; /* 10% = full colour */
-		int c = 255 - (int)(mag > 1 ? 210 : mag * 210);
-
-		if (d >= 0)
-			snprintf(buf, size, "rgb(255,%d,%d)", c, c);
-		else
-			snprintf(buf, size, "rgb(%d,%d,255)", c, c);
+		diff_colour((n->value - n->base) / root, 10, buf, size); /* 10% = full colour */
 		return;
 	}
 	if (o->diff) {
 		double share = t->v[0].value > 0 ? n->value / t->v[0].value : 0;
 		double base = t->v[0].base > 0 ? n->base / t->v[0].base : 0;
-		double d = share - base, mag = fabs(d) * 4; /* 25 points of share = full colour */
-		int c = 255 - (int)(mag > 1 ? 210 : mag * 210);
-
-		if (d >= 0)
-			snprintf(buf, size, "rgb(255,%d,%d)", c, c);
-		else
-			snprintf(buf, size, "rgb(%d,%d,255)", c, c);
+		diff_colour(share - base, 4, buf, size); /* 25 points of share = full colour */
 		return;
 	}
 	if (n->kind == FLAME_KERNEL)
