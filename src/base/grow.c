@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "base/grow.h"
 
-int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first)
+int mb_grow_max(void **data, size_t *cap, size_t want, size_t size, size_t first, size_t max)
 {
 	size_t ncap = *cap;
 	void *v;
@@ -19,6 +19,8 @@ int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first)
 			return -ENOMEM;
 		ncap *= 2;
 	}
+	if (ncap > max)
+		return -E2BIG;
 	if (size && ncap > SIZE_MAX / size)
 		return -ENOMEM;
 	v = realloc(*data, ncap * size);
@@ -27,4 +29,9 @@ int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first)
 	*data = v;
 	*cap = ncap;
 	return 0;
+}
+
+int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first)
+{
+	return mb_grow_max(data, cap, want, size, first, SIZE_MAX);
 }

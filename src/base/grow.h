@@ -13,4 +13,7 @@
  */
 int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first);
 
+/* mb_grow with a bound: -E2BIG, *data and *cap unchanged, when the new capacity exceeds max. */
+int mb_grow_max(void **data, size_t *cap, size_t want, size_t size, size_t first, size_t max);
+
 #endif /* MUXBPF_GROW_H */

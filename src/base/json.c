@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "base/grow.h"
 #include "base/json.h"
 #include "base/stats.h"
 
@@ -349,16 +350,11 @@ struct jv *json_parse_file(const char *path, char *err, size_t errsz)
 		return NULL;
 	}
 	do {
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap = cap * 2 + 65536);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errsz, "out of memory");
-				return NULL;
-			}
-			buf = nb;
+		if (mb_grow((void **)&buf, &cap, len + 65536, 1, 65536)) {
+			free(buf);
+			fclose(f);
+			snprintf(err, errsz, "out of memory");
+			return NULL;
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;

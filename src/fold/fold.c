@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
 #include "fold/fold.h"
 
 static const char *const by_names[FOLD_BY__COUNT] = {
@@ -177,27 +178,18 @@ static int index_grow(struct fold_view *t, struct row_index *ix)
 static long row_get(struct fold_view *t, struct row_index *ix, const char *label)
 {
 	struct fold_row *r;
-	size_t h;
+	size_t h, rcap;
 
 	if ((t->n + 1) * 2 > ix->size && index_grow(t, ix))
 		return -ENOMEM;
 	for (h = hash_str(label) & (ix->size - 1); ix->slots[h]; h = (h + 1) & (ix->size - 1))
 		if (!strcmp(t->rows[ix->slots[h] - 1].name, label))
 			return ix->slots[h] - 1;
-	if (t->n == ix->cap) {
-		size_t ncap = ix->cap ? ix->cap * 2 : 64;
-		void *v = realloc(t->rows, ncap * sizeof(*t->rows));
-		void *m;
-
-		if (!v)
-			return -ENOMEM;
-		t->rows = v;
-		m = realloc(ix->mark, ncap * sizeof(*ix->mark));
-		if (!m)
-			return -ENOMEM;
-		ix->mark = m;
-		ix->cap = ncap;
-	}
+	/* rows and mark share ix->cap: it moves once both have grown */
+	rcap = ix->cap;
+	if (mb_grow((void **)&t->rows, &rcap, t->n + 1, sizeof(*t->rows), 64) ||
+	    mb_grow((void **)&ix->mark, &ix->cap, t->n + 1, sizeof(*ix->mark), 64))
+		return -ENOMEM;
 	r = &t->rows[t->n];
 	memset(r, 0, sizeof(*r));
 	r->name = strdup(label);

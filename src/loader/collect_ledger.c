@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader/collect_ledger.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "muxbpf.skel.h"
 
@@ -24,14 +25,9 @@ static long dump_hash(int fd, size_t key_size, size_t val_off, size_t rec_size, 
 	while (bpf_map_get_next_key(fd, prev, next) == 0) {
 		memcpy(key, next, key_size);
 		prev = key;
-		if (n == cap) {
-			char *v = realloc(recs, (cap = cap ? cap * 2 : 256) * rec_size);
-
-			if (!v) {
-				free(recs);
-				return -ENOMEM;
-			}
-			recs = v;
+		if (mb_grow((void **)&recs, &cap, n + 1, rec_size, 256)) {
+			free(recs);
+			return -ENOMEM;
 		}
 		memcpy(recs + n * rec_size, key, key_size);
 		if (bpf_map_lookup_elem(fd, key, recs + n * rec_size + val_off) == 0)

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include "base/grow.h"
 #include "base/log.h"
 #include "loader/softcode_name.h"
 
@@ -102,23 +103,15 @@ static size_t dbrefs(const struct sc_data *d, int32_t **out, bool executors_only
 /* Read lines from fd into buf until one equals "SCDONE" (or the timeout). */
 static int read_until_done(int fd, char **buf, size_t *len)
 {
-	size_t cap = 65536;
+	size_t cap = 0;
 
 	*len = 0;
-	*buf = malloc(cap);
-	if (!*buf)
-		return -ENOMEM;
+	*buf = NULL;
 	for (;;) {
 		ssize_t n;
 
-		if (*len + 4096 > cap) {
-			char *g = realloc(*buf, cap * 2);
-
-			if (!g)
-				return -ENOMEM;
-			*buf = g;
-			cap *= 2;
-		}
+		if (mb_grow((void **)buf, &cap, *len + 4096, 1, 65536))
+			return -ENOMEM;
 		n = recv(fd, *buf + *len, cap - *len - 1, 0);
 		if (n <= 0)
 			return n < 0 ? -errno : -ECONNRESET;

@@ -159,18 +159,10 @@ static int sort_check(struct mb_maps *m)
 
 static int push(struct mb_maps *m, size_t *cap, const struct mb_mapping *e)
 {
-	if (m->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct mb_mapping *v;
+	int err = mb_grow_max((void **)&m->v, cap, m->n + 1, sizeof(*m->v), 64, MAPS_MAX_ENTRIES);
 
-		if (ncap > MAPS_MAX_ENTRIES)
-			return -E2BIG;
-		v = realloc(m->v, ncap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		m->v = v;
-		*cap = ncap;
-	}
+	if (err)
+		return err;
 	m->v[m->n++] = *e;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "base/log.h"
 #include "proc/target.h"
 
@@ -53,16 +54,11 @@ static char *read_text(const char *path)
 	if (fd < 0)
 		return NULL;
 	do {
-		if (cap - len < 4096) {
-			char *g = realloc(buf, cap = cap ? cap * 2 : 16384);
-
-			if (!g) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = g;
+		if (mb_grow((void **)&buf, &cap, len + 4096, 1, 16384)) {
+			free(buf);
+			close(fd);
+			errno = ENOMEM;
+			return NULL;
 		}
 		r = read(fd, buf + len, cap - len - 1);
 		if (r > 0)
@@ -258,7 +254,8 @@ int target_threads(pid_t pid, pid_t **tids)
 	char path[64];
 	struct dirent *e;
 	pid_t *v = NULL;
-	int n = 0, cap = 0;
+	size_t cap = 0;
+	int n = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -268,15 +265,10 @@ int target_threads(pid_t pid, pid_t **tids)
 	while ((e = readdir(d))) {
 		if (!is_pid(e->d_name))
 			continue;
-		if (n == cap) {
-			pid_t *g = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!g) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = g;
+		if (mb_grow((void **)&v, &cap, n + 1, sizeof(*v), 16)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = atoi(e->d_name);
 	}

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "symbols/elfread.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "symbols/symbolize.h"
 #include "symbols/symbolize_int.h"
@@ -596,16 +597,10 @@ static void open_minidebuginfo(struct image *img)
 	strm.next_in = d->d_buf;
 	strm.avail_in = d->d_size;
 	do {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : d->d_size * 4 + 4096;
-			unsigned char *nb = ncap <= MINIDEBUG_MAX ? realloc(buf, ncap) : NULL;
-
-			if (!nb) {
-				ret = LZMA_MEM_ERROR;
-				break;
-			}
-			buf = nb;
-			cap = ncap;
+		if (mb_grow_max((void **)&buf, &cap, len + 1, 1, d->d_size * 4 + 4096,
+				MINIDEBUG_MAX)) {
+			ret = LZMA_MEM_ERROR;
+			break;
 		}
 		strm.next_out = buf + len;
 		strm.avail_out = cap - len;
