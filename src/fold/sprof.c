@@ -32,21 +32,6 @@ void sprof_frame_label(const struct mb_sym *f, char *buf, size_t size)
 	fold_frame_label(FOLD_BY_FUNCTION, f, buf, size);
 }
 
-int sprof_read_build_id(const char *path, char *hex, size_t size)
-{
-	int fd;
-	Elf *elf;
-
-	if (size)
-		hex[0] = 0;
-	elf = mb_elf_open(path, &fd);
-	if (!elf)
-		return -errno;
-	mb_elf_build_id_hex(elf, hex, size);
-	mb_elf_close(elf, fd);
-	return 0;
-}
-
 /* Index of the mapping record for path, created (with build-id and size) when new; the
  * symbolizer's build-id when it has one, else read here. */
 static int32_t map_get(struct sprof *sp, const char *path, const char *build_id)
@@ -73,7 +58,7 @@ static int32_t map_get(struct sprof *sp, const char *path, const char *build_id)
 	if (path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		m->size = st.st_size;
 		if (!m->build_id[0])
-			sprof_read_build_id(path, m->build_id, sizeof(m->build_id));
+			mb_elf_build_id_path(path, m->build_id, sizeof(m->build_id));
 	}
 	return (int32_t)sp->nmaps++;
 }

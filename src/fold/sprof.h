@@ -96,8 +96,6 @@ int sprof_add_site(struct sprof *sp, unsigned int phase, const char *syscall,
 		   uint64_t wall_ns, double cpu_var);
 /* The label a frame gets in the report's tables: its name or "[unnamed: DSO, REASON]". */
 void sprof_frame_label(const struct mb_sym *f, char *buf, size_t size);
-/* Hex build-id of an ELF file ("" when it has none or cannot be read).  0 or -errno. */
-int sprof_read_build_id(const char *path, char *hex, size_t size);
 /* Nanoseconds one user sample stands for. */
 double sprof_period_ns(const struct sprof *sp);
 

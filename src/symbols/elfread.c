@@ -87,18 +87,38 @@ bool mb_elf_build_id(Elf *elf, unsigned char *id, size_t *len)
 	return false;
 }
 
+void mb_build_id_hex(const unsigned char *id, size_t len, char *hex, size_t size)
+{
+	if (!size)
+		return;
+	hex[0] = 0;
+	for (size_t i = 0; i < len && 2 * i + 2 < size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+}
+
 void mb_elf_build_id_hex(Elf *elf, char *hex, size_t size)
 {
 	unsigned char id[MB_BUILD_ID_MAX];
 	size_t len = 0;
 
-	if (!size)
-		return;
-	hex[0] = 0;
 	if (!mb_elf_build_id(elf, id, &len))
-		return;
-	for (size_t i = 0; i < len && 2 * i + 2 < size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+		len = 0;
+	mb_build_id_hex(id, len, hex, size);
+}
+
+int mb_elf_build_id_path(const char *path, char *hex, size_t size)
+{
+	int fd;
+	Elf *elf;
+
+	if (size)
+		hex[0] = 0;
+	elf = mb_elf_open(path, &fd);
+	if (!elf)
+		return -errno;
+	mb_elf_build_id_hex(elf, hex, size);
+	mb_elf_close(elf, fd);
+	return 0;
 }
 
 bool mb_elf_debug_by_build_id(Elf *elf, const char *const *dirs, int ndirs, char *out,

@@ -33,6 +33,10 @@ Elf_Scn *mb_elf_section(Elf *elf, const char *name, GElf_Shdr *shdr);
 bool mb_elf_build_id(Elf *elf, unsigned char *id, size_t *len);
 /* The same in lowercase hex into hex (size bytes, truncated to fit); "" when none. */
 void mb_elf_build_id_hex(Elf *elf, char *hex, size_t size);
+/* The same of the ELF file at path ("" when it has none or cannot be read).  0 or -errno. */
+int mb_elf_build_id_path(const char *path, char *hex, size_t size);
+/* len bytes of a build-id in lowercase hex into hex (size bytes, truncated to fit). */
+void mb_build_id_hex(const unsigned char *id, size_t len, char *hex, size_t size);
 
 /* The separate debuginfo of elf by its build-id, DIR/.build-id/xx/yyyy.debug under each of dirs
  * then /usr/lib/debug: the first readable path into out.  false when none (or no build-id). */

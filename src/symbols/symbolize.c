@@ -724,8 +724,7 @@ static int image_get(struct symbolizer *s, const char *path, int fd, Elf *elf, v
 		goto out_free;
 	memcpy(img->build_id, id, len);
 	img->build_id_len = len;
-	for (size_t i = 0; i < len; i++)
-		snprintf(img->build_id_hex + 2 * i, 3, "%02x", id[i]);
+	mb_build_id_hex(id, len, img->build_id_hex, sizeof(img->build_id_hex));
 	read_debuglink(img);
 	if (!mb_elf_has_symtab(elf) || !mb_elf_has_dwarf(elf))
 		find_debug(s, img, path);
