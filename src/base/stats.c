@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/stats.h"
@@ -22,6 +23,12 @@ double stats_ci_half(const struct stats_ci *ci)
 bool stats_ci_wide(const struct stats_ci *ci)
 {
 	return !ci->valid || ci->hi - ci->lo > fabs(ci->value);
+}
+
+const char *stats_ci_pts(char *buf, size_t size, const struct stats_ci *ci)
+{
+	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(ci), stats_ci_wide(ci) ? "?" : "");
+	return buf;
 }
 
 double stats_t975(uint64_t df)

@@ -38,6 +38,9 @@ double stats_ci_half(const struct stats_ci *ci);
 double stats_pct(double part, double whole);
 /* Is the interval wider than the value itself (the figure could be noise)? */
 bool stats_ci_wide(const struct stats_ci *ci);
+/* A share's interval as the tables print it: "+-1.2", its half-width in points, "?" after it
+ * when it is wider than the share.  Returns buf. */
+const char *stats_ci_pts(char *buf, size_t size, const struct stats_ci *ci);
 
 /* 97.5% quantile of Student's t with df degrees of freedom (df >= 1); 1.96 for large df. */
 double stats_t975(uint64_t df);

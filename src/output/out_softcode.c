@@ -8,13 +8,6 @@
 #include "base/phases.h"
 #include "base/stats.h"
 
-/* "+-1.2" points for a share's interval, "?" after it when it is wider than the share. */
-static const char *fmt_ci(char *buf, size_t size, const struct stats_ci *ci)
-{
-	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(ci), stats_ci_wide(ci) ? "?" : "");
-	return buf;
-}
-
 /* Where a phase's softcode intervals come from, for the tables' titles. */
 static const char *ci_source(const struct report_phase *p, char *buf, size_t size)
 {
@@ -142,7 +135,7 @@ static void print_commands(FILE *f, const struct report *r, const struct report_
 		const struct sc_row *row = &rows->v[i];
 		const struct report_sc_ci c = p->sc_command_ci[i];
 
-		fmt_ci(ci, sizeof(ci), &c.share);
+		stats_ci_pts(ci, sizeof(ci), &c.share);
 		if (d->exact) {
 			if (c.us.valid)
 				snprintf(cpc, sizeof(cpc), "%.2f%s", stats_ci_half(&c.us) / 1e3,
@@ -171,7 +164,7 @@ static void print_paths(FILE *f, const struct report *r, const struct report_pha
 	for (size_t i = 0; i < rows->n && (int)i < r->top; i++)
 		fprintf(f, "  %8" PRIu64 " %5.1f%% %6s  %s\n", rows->v[i].samples,
 			stats_pct(rows->v[i].samples, rows->samples),
-			fmt_ci(ci, sizeof(ci), &p->sc_path_ci[i].share), rows->v[i].label);
+			stats_ci_pts(ci, sizeof(ci), &p->sc_path_ci[i].share), rows->v[i].label);
 }
 
 void report_print_softcode(FILE *f, const struct report *r, const struct report_phase *p)

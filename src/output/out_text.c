@@ -276,12 +276,6 @@ static const struct fold_dso *target_dso(const struct report *r, const struct fo
 	return NULL;
 }
 
-/* "+-1.2" for a share's 95% interval in points, "?" after it when it is wider than the share. */
-static void format_ci(char *buf, size_t size, const struct stats_ci *ci)
-{
-	snprintf(buf, size, "+-%.1f%s", 100 * stats_ci_half(ci), stats_ci_wide(ci) ? "?" : "");
-}
-
 /*
  * One view's rows: at most --top, with self samples, at least --min-pct of them.  Each share has
  * its 95% interval (the wider of Wilson and the rounds' one, rounds.c): a "?" marks one wider
@@ -302,8 +296,8 @@ static void print_view(FILE *f, const struct report *r, const struct report_phas
 	for (size_t i = 0; i < v->n && (int)i < top; i++) {
 		if (!v->rows[i].self || stats_pct(v->rows[i].self, t->samples) < r->min_pct)
 			break;
-		format_ci(sci, sizeof(sci), &p->share_ci[by][0][i]);
-		format_ci(tci, sizeof(tci), &p->share_ci[by][1][i]);
+		stats_ci_pts(sci, sizeof(sci), &p->share_ci[by][0][i]);
+		stats_ci_pts(tci, sizeof(tci), &p->share_ci[by][1][i]);
 		fprintf(f, "  %6.1f%% %7s %6.1f%% %7s  %s\n",
 			stats_pct(v->rows[i].self, t->samples), sci,
 			stats_pct(v->rows[i].total, t->samples), tci, v->rows[i].name);
@@ -592,7 +586,7 @@ static void print_sites(FILE *f, const struct report *r, const struct report_pha
 
 		if (!y->cpu_ns || ci->value <= 0)
 			break;
-		format_ci(c, sizeof(c), ci);
+		stats_ci_pts(c, sizeof(c), ci);
 		fprintf(f, "  %6.1f%% %7s  %s <- %s\n", 100 * ci->value, ci->valid ? c : "-",
 			syscall_name(y->nr),
 			p->site_labels && p->site_labels[i] ? p->site_labels[i] : "[no stack]");
