@@ -894,7 +894,7 @@ static int write_side(const struct ab_session *ss, int w)
 {
 	const char *dir = ss->o->out_dir, *sub = w ? "b" : "a";
 	const struct ab_side *s = &ss->side[w];
-	struct report rep = { .target = ss->o->netmux[w], .version = ss->r->version[w] };
+	struct report *rep; /* hundreds of KiB: on the heap, not the stack */
 	char path[4096], name[128];
 	int err;
 
@@ -904,6 +904,11 @@ static int write_side(const struct ab_session *ss, int w)
 		pr_err("failed to create %s: %s", path, strerror(-err));
 		return err;
 	}
+	rep = calloc(1, sizeof(*rep));
+	if (!rep)
+		return -ENOMEM;
+	rep->target = ss->o->netmux[w];
+	rep->version = ss->r->version[w];
 	for (int i = 0; i < ss->r->nphases && !err; i++) {
 		unsigned int ph = ss->r->phases[i].phase;
 		const struct sp_phase *sph = s->sp.has[ph] ? &s->sp.phases[ph] : NULL;
@@ -916,8 +921,10 @@ static int write_side(const struct ab_session *ss, int w)
 			continue;
 		snprintf(name, sizeof(name), "%s.folded", phase_name(ph));
 		f = open_out(dir, sub, name, path, sizeof(path));
-		if (!f)
-			return -errno;
+		if (!f) {
+			err = -errno;
+			break;
+		}
 		err = close_out(f, path, folded_write(f, &s->sp, sph));
 		if (err)
 			break;
@@ -934,8 +941,12 @@ static int write_side(const struct ab_session *ss, int w)
 		}
 		flame_free(&t);
 	}
-	snprintf(path, sizeof(path), "%s/%s/profile.pb.gz", dir, sub);
-	return err ?: pprof_write(path, &rep, &s->sp);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/%s/profile.pb.gz", dir, sub);
+		err = pprof_write(path, rep, &s->sp);
+	}
+	free(rep);
+	return err;
 }
 
 static int w_ab_json(FILE *f, const void *r, const void *unused1, const void *unused2)
