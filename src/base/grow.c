@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include "base/grow.h"
 
+size_t mb_grow_cap(size_t cap, size_t first)
+{
+	return cap ? cap * 2 : first;
+}
+
 int mb_grow_max(void **data, size_t *cap, size_t want, size_t size, size_t first, size_t max)
 {
 	size_t ncap = *cap;

@@ -13,6 +13,10 @@
  */
 int mb_grow(void **data, size_t *cap, size_t want, size_t size, size_t first);
 
+/* The capacity after cap by that rule: first when 0, else doubled (a hash table's new size, to
+ * which it rehashes into a fresh zeroed table). */
+size_t mb_grow_cap(size_t cap, size_t first);
+
 /* mb_grow with a bound: -E2BIG, *data and *cap unchanged, when the new capacity exceeds max. */
 int mb_grow_max(void **data, size_t *cap, size_t want, size_t size, size_t first, size_t max);
 

@@ -128,7 +128,7 @@ static uint64_t info_hash(const struct muxbpf_unwind_info *in)
 
 static int dict_grow(struct info_dict *d)
 {
-	size_t ncap = d->hcap ? d->hcap * 2 : 4096;
+	size_t ncap = mb_grow_cap(d->hcap, 4096);
 	uint32_t *h = calloc(ncap, sizeof(*h));
 
 	if (!h)

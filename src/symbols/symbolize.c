@@ -90,7 +90,7 @@ const char *symbolizer_intern(struct symbolizer *s, const char *str)
 	size_t h;
 
 	if ((s->strs_n + 1) * 2 > s->strs_cap) {
-		size_t ncap = s->strs_cap ? s->strs_cap * 2 : 256;
+		size_t ncap = mb_grow_cap(s->strs_cap, 256);
 		char **t = calloc(ncap, sizeof(*t));
 
 		if (!t)
@@ -914,7 +914,7 @@ static bool key_eq(const struct obj *o, const struct mb_mapping *m)
 
 static int cache_grow(struct symbolizer *s)
 {
-	size_t ncap = s->cap ? s->cap * 2 : 64;
+	size_t ncap = mb_grow_cap(s->cap, 64);
 	struct obj **tab = calloc(ncap, sizeof(*tab));
 
 	if (!tab)

@@ -426,7 +426,7 @@ int image_chain(struct symbolizer *s, struct image *img, uint64_t vaddr, uint32_
 	int err;
 
 	if ((img->cache_n + 1) * 2 > img->cache_cap) {
-		size_t ncap = img->cache_cap ? img->cache_cap * 2 : 1024;
+		size_t ncap = mb_grow_cap(img->cache_cap, 1024);
 		struct chain *t = calloc(ncap, sizeof(*t));
 
 		if (!t)
