@@ -43,8 +43,10 @@ if [ -n "$host" ]; then
 	# access) and, cross compiling, stop with "cannot run test program" or assume the worst (no
 	# IEEE format: slower paths; floor division: undefined references at link).  None has a
 	# cache variable: netmux-cross-configure.patch gives each one, mux_cv_* = yes when the
-	# program succeeds, set here to aarch64 Linux's answers (the programs run under
-	# qemu-aarch64-static), which are the native x86-64 build's too.  fork and vfork: the cache
+	# program succeeds, set here to the native x86-64 build's answers (its autoconf.h and the
+	# cross build's are the same).  Eight of the programs, built for aarch64 and run under
+	# qemu-aarch64-static, succeed: the same answers.  The SIGCHLD one fails in the native
+	# configure (SIGNAL_SIGCHLD_BRAINDAMAGE), so no here too.  fork and vfork: the cache
 	# variables autoconf has.
 	patch -s -d "$dir/mux2.12" -p1 <"$(dirname "$0")/netmux-cross-configure.patch"
 	conf="$conf --host=$host CC=$host-gcc CXX=$host-g++
