@@ -4,7 +4,9 @@
 # when everything is installed it does nothing (and needs no root).
 #   scripts/deps.sh          the native build's packages
 #   scripts/deps.sh arm64    a cross build's (make ARCH=arm64 deps): the cross compilers, the
-#                            :arm64 development packages (Debian multiarch) and qemu-user-static,
+#                            :arm64 development packages (Debian multiarch; libcrypt-dev for make
+#                            ARCH=arm64 netmux; libbinutils and the rest: the arm64 guest's
+#                            addr2line and nm, tests/kernels/run.sh) and qemu-user-static,
 #                            which runs the cross-built unit tests, and qemu-system-arm
 #                            (qemu-system-aarch64) and busybox-static for make ARCH=arm64
 #                            test-kernels (tests/kernels/run.sh fetches busybox-static:arm64
@@ -24,7 +26,8 @@ if [ -n "$arch" ]; then
 	pkgs="gcc-$triplet g++-$triplet binutils-$triplet qemu-user-static clang llvm bpftool
 	      protobuf-c-compiler pkg-config make qemu-system-arm busybox-static xz-utils"
 	for p in libbpf-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libprotobuf-c-dev \
-		libjansson-dev libcmocka-dev libstdc++6; do
+		libjansson-dev libcmocka-dev libstdc++6 libcrypt-dev libbinutils libctf0 \
+		libctf-nobfd0 libgprofng0 libzstd1 binutils-common libc6-dbg; do
 		pkgs="$pkgs $p:$arch"
 	done
 fi

@@ -15,11 +15,33 @@ cd "$repo" || exit 1
 # breaks skip on it (tests/test_bpf_synth.c)
 export MUXBPF_GUEST_TCG=1 MUXBPF_REQUIRE_BPF=1 TMPDIR=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # a guest of another architecture (arm64 on an x86-64 host): busybox's applets are its tools
-# (tests/kernels/init), and there is no netmux of its architecture (the default target is built
-# natively only): the suites and runs that start one skip, named once in the log
+# (tests/kernels/init).  Its netmux is the cross build's (make ARCH=arm64 netmux): where that is
+# not built, the suites and the run that start one skip, named once in the log.  nonroot skips
+# there always: it needs setcap, setpriv and useradd, which busybox has not, and the host's are
+# x86-64 (Debian's libcap2-bin and passwd are not co-installable :arm64).  The 2.14 run is
+# native only (make upstream has no cross build).
 arch=${arch:-x86} foreign=${foreign:-}
 [ -n "$foreign" ] && PATH=/opt/muxbpf-busybox:$PATH && export MUXBPF_NO_SOURCE_CHECKS=1
-no_netmux="skipped: no $arch netmux build here (make netmux builds the host's)"
+# and its binutils' addr2line and nm (run.sh unpacks them), which test_bpf_symbols runs
+if [ -n "$foreign" ]; then
+	for t in "$out"/kernels/binutils/usr/bin/*-addr2line; do
+		[ -x "$t" ] || continue
+		mkdir -p /opt/muxbpf-binutils
+		ln -sf "$t" /opt/muxbpf-binutils/addr2line
+		ln -sf "${t%addr2line}nm" /opt/muxbpf-binutils/nm
+		PATH=/opt/muxbpf-binutils:$PATH
+	done
+fi
+no_netmux=
+[ -n "$foreign" ] && [ ! -x "$out/tinymux/fp/mux2.12/src/netmux" ] &&
+	no_netmux="skipped: no $arch netmux build here (make ARCH=$arch netmux builds it)"
+# figures DIR: a real run's per-phase samples, stacks and leaf symbols (DIR/report.txt)
+figures() {
+	echo "--- $1/report.txt: phases, stacks, symbols"
+	grep -E '^== |^  stacks: |^    truncated|^symbols |^  [^ ]+ +[0-9.]+%  ' "$1/report.txt"
+}
+no_tools="skipped: setcap, setpriv and useradd are not in a $arch guest's busybox"
+no_upstream="skipped: no $arch 2.14 build (make upstream builds the host's only)"
 {
 	echo "guest: $(uname -r); perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)," \
 		"unprivileged_bpf_disabled $(cat /proc/sys/kernel/unprivileged_bpf_disabled)"
@@ -30,10 +52,15 @@ no_netmux="skipped: no $arch netmux build here (make netmux builds the host's)"
 	suites=$(printf '%s\n' $suites | grep -vxE "run|upstream|none" | tr '\n' ' ')
 	# test_bpf_symbols and nonroot start netmux
 	if [ -n "$foreign" ]; then
-		for n in test_bpf_symbols nonroot; do
-			case " $suites " in *" $n "*) echo "=== $n: $no_netmux" ;; esac
-		done
-		suites=$(printf '%s\n' $suites | grep -vxE "test_bpf_symbols|nonroot" | tr '\n' ' ')
+		case " $suites " in *" nonroot "*) echo "=== nonroot: $no_tools" ;; esac
+		skip="nonroot"
+		if [ -n "$no_netmux" ]; then
+			case " $suites " in
+			*" test_bpf_symbols "*) echo "=== test_bpf_symbols: $no_netmux" ;;
+			esac
+			skip="nonroot|test_bpf_symbols"
+		fi
+		suites=$(printf '%s\n' $suites | grep -vxE "$skip" | tr '\n' ' ')
 	fi
 	# the ledger's syscall hook: Debian's x86 6.1 and 6.12 trace x64_sys_call (measured,
 	# ../shared/notes/kernels.md), so there the suites run with fentry forced (a failed probe
@@ -61,14 +88,26 @@ no_netmux="skipped: no $arch netmux build here (make netmux builds the host's)"
 	*) echo "tracepoint tests rc=0" ;;
 	esac
 	case " ${only:-run} " in
-	*" run "*) if [ -n "$foreign" ]; then
+	*" run "*) if [ -n "$no_netmux" ]; then
 		echo "=== the real run: $no_netmux" && echo "real run rc=0"
 	else
 		echo "=== muxbpf --phase boot,create,attrwrite,softcode_arith --scale 0.1"
-		(cd /tmp && "$out/muxbpf" --phase boot,create,attrwrite,softcode_arith --scale 0.1) \
-			>/tmp/run.out
+		(cd /tmp && "$out/muxbpf" --phase boot,create,attrwrite,softcode_arith --scale 0.1 \
+			--out /tmp/run) >/tmp/run.out
 		rc=$?
 		cat /tmp/run.out
+		figures /tmp/run
+		# a foreign guest runs the frame-pointer-less build too, where it is built (make
+		# ARCH=arm64 netmux-nofp): its stacks by CFI alone; its figures only, for the log
+		nofp=$out/tinymux/nofp/mux2.12/src/netmux
+		if [ -n "$foreign" ] && [ -x "$nofp" ]; then
+			echo "=== muxbpf --netmux $nofp (no frame pointers), the same phases"
+			(cd /tmp && "$out/muxbpf" --netmux "$nofp" --scale 0.1 --out /tmp/run-nofp \
+				--phase boot,create,attrwrite,softcode_arith) >/tmp/run-nofp.out 2>&1
+			r=$?
+			[ $r -eq 0 ] || { cat /tmp/run-nofp.out; rc=$r; }
+			figures /tmp/run-nofp
+		fi
 		# auto picks fentry by itself wherever the suites ran with it forced
 		if [ "$hook" = fentry ] && ! grep -q '^  syscall hook: fentry/fexit' /tmp/run.out; then
 			echo "the real run did not pick the fentry hook"
@@ -82,7 +121,7 @@ no_netmux="skipped: no $arch netmux build here (make netmux builds the host's)"
 	# not built it skips with one line, or fails when the host asked for no skip
 	case " ${only:-upstream} " in
 	*" upstream "*) if [ -n "$foreign" ]; then
-		echo "=== upstream 2.14: $no_netmux" && echo "2.14 run: skipped" &&
+		echo "=== upstream 2.14: $no_upstream" && echo "2.14 run: skipped" &&
 			echo "2.14 run rc=0"
 	else
 		echo "=== upstream 2.14: tests/kernels/upstream.sh"

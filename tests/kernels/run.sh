@@ -48,10 +48,11 @@ if [ -z "$arch" ]; then
 	esac
 fi
 case $arch in
-x86) qemu=qemu-system-x86_64 machine="-cpu max" console=ttyS0 debarch=amd64 make_deps="make deps" ;;
+x86) qemu=qemu-system-x86_64 machine="-cpu max" console=ttyS0 debarch=amd64 triplet=x86_64-linux-gnu
+     make_deps="make deps" ;;
 # pauth-impdef: QEMU's own pointer-authentication algorithm, much faster under TCG than QARMA
 arm64) qemu=qemu-system-aarch64 machine="-M virt -cpu max,pauth-impdef=on" console=ttyAMA0
-       debarch=arm64 make_deps="make ARCH=arm64 deps" ;;
+       debarch=arm64 triplet=aarch64-linux-gnu make_deps="make ARCH=arm64 deps" ;;
 *) echo "tests/kernels/run.sh: no guest for the architecture $arch (x86, arm64)"; exit 1 ;;
 esac
 # a foreign architecture's packages are named PACKAGE:ARCH for apt-get download
@@ -74,6 +75,15 @@ if [ "$arch" != "$host_arch" ]; then
 			"$kdir/busybox.tmp" && mv "$kdir/busybox.tmp" "$kdir/busybox" || exit 1
 	fi
 	busybox_bin=$kdir/busybox/bin/busybox
+	# and its binutils (addr2line and nm: test_bpf_symbols checks muxbpf's names and lines
+	# against them), guest.sh puts them first in its PATH; their libraries are the host's
+	# multiarch ones (libbinutils$pkgarch and the rest: make ARCH=$arch deps)
+	if [ ! -x "$kdir/binutils/usr/bin/$triplet-addr2line" ]; then
+		(cd "$kdir/deb" && apt-get download "binutils-$triplet$pkgarch" >/dev/null 2>&1) ||
+			skip "cannot download binutils-$triplet$pkgarch (is the archive reachable?)"
+		rm -rf "$kdir/binutils.tmp" && dpkg -x "$(ls "$kdir"/deb/binutils-"$triplet"_*.deb |
+			tail -1)" "$kdir/binutils.tmp" && mv "$kdir/binutils.tmp" "$kdir/binutils" || exit 1
+	fi
 fi
 
 # apt_for SERIES: sets $apt, the apt options for the series' packages: the machine's sources,

@@ -42,10 +42,11 @@ static unsigned long long clock_ns(clockid_t id)
 /*
  * A cycle counter read in user mode (x86-64's TSC, AArch64's virtual counter) and a spin hint.
  * Macros, not inline functions: the spin's every instruction is shim_spin's own line, so a
- * sample in it names shim_spin, not an inlined helper (DWARF names inlined frames).
+ * sample in it names shim_spin, not an inlined helper (DWARF names inlined frames).  Both
+ * TICKS are expressions (shim_spin's for clauses): AArch64's asm in a statement expression.
  */
 #if defined(__aarch64__)
-#define TICKS(v) __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v))
+#define TICKS(v) ({ __asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v)); })
 #define RELAX() __asm__ volatile("yield")
 #else
 #define TICKS(v) ((v) = __builtin_ia32_rdtsc())
