@@ -160,6 +160,7 @@ int main(int argc, char **argv)
 	r.freq = 1000;
 	r.top = 15;
 	r.profiled = true;
+	r.stacks = &sp;
 	r.ledger = true;
 	r.hook = &hook;
 	r.site_every = 8;
@@ -196,7 +197,7 @@ int main(int argc, char **argv)
 		return 1;
 	report_print(f, &r);
 	fclose(f);
-	CHECK(out_write(argv[1], &r, NULL, &sp, text, len));
+	CHECK(out_write(argv[1], &r, NULL, text, len));
 	free(text);
 	sprof_free(&sp);
 	return 0;

@@ -197,6 +197,7 @@ static void test_folded_roundtrip(void **state)
 	char path[] = "/tmp/muxbpf-test-folded.XXXXXX", err[256];
 	struct folded fo;
 	struct sprof sp;
+	struct report r = { .stacks = &sp };
 	uint64_t self_a = 0, total_a = 0, total_main = 0, self_b = 0;
 	FILE *f;
 	int fd;
@@ -206,7 +207,7 @@ static void test_folded_roundtrip(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	assert_int_equal(folded_write(f, &sp, &sp.phases[2]), 0);
+	assert_int_equal(folded_write(f, &r, &sp.phases[2]), 0);
 	fclose(f);
 	assert_int_equal(folded_read(path, &fo, err, sizeof(err)), 0);
 	unlink(path);
@@ -503,7 +504,8 @@ static void test_pprof(void **state)
 	(void)state;
 	fixture(&sp);
 	fixture_report(&r, rows);
-	assert_int_equal(pprof_encode(&r, &sp, &buf, &len), 0);
+	r.stacks = &sp;
+	assert_int_equal(pprof_encode(&r, &buf, &len), 0);
 	p = perftools__profiles__profile__unpack(NULL, len, buf);
 	free(buf);
 	assert_non_null(p);
@@ -590,7 +592,8 @@ static void test_pprof_inline(void **state)
 	assert_int_equal(sprof_add_sample(&sp, 2, own, 2, 4), 0);
 	sp.nruns = 1;
 	fixture_report(&r, rows);
-	assert_int_equal(pprof_encode(&r, &sp, &buf, &len), 0);
+	r.stacks = &sp;
+	assert_int_equal(pprof_encode(&r, &buf, &len), 0);
 	p = perftools__profiles__profile__unpack(NULL, len, buf);
 	free(buf);
 	assert_non_null(p);
@@ -638,7 +641,8 @@ static void test_speedscope(void **state)
 	(void)state;
 	fixture(&sp);
 	fixture_report(&r, rows);
-	assert_int_equal(speedscope_write(f, &r, &sp), 0);
+	r.stacks = &sp;
+	assert_int_equal(speedscope_write(f, &r), 0);
 	text = read_all(f, &len);
 	fclose(f);
 	v = json_parse(text, len, err, sizeof(err));
@@ -745,8 +749,9 @@ static void test_report_html(void **state)
 	fixture(&sp);
 	fixture_report(&r, rows);
 	r.nphases = 2;
+	r.stacks = &sp;
 	assert_int_equal(report_figures(&r), 0);
-	assert_int_equal(html_run_write(f, &r, NULL, &sp, files, 2), 0);
+	assert_int_equal(html_run_write(f, &r, NULL, files, 2), 0);
 	text = read_all(f, &len);
 	fclose(f);
 	assert_int_equal(strncmp(text, "<!DOCTYPE html>", 15), 0);

@@ -909,6 +909,7 @@ static int write_side(const struct ab_session *ss, int w)
 		return -ENOMEM;
 	rep->target = ss->o->netmux[w];
 	rep->version = ss->r->version[w];
+	rep->stacks = &s->sp;
 	for (int i = 0; i < ss->r->nphases && !err; i++) {
 		unsigned int ph = ss->r->phases[i].phase;
 		const struct sp_phase *sph = s->sp.has[ph] ? &s->sp.phases[ph] : NULL;
@@ -925,7 +926,7 @@ static int write_side(const struct ab_session *ss, int w)
 			err = -errno;
 			break;
 		}
-		err = close_out(f, path, folded_write(f, &s->sp, sph));
+		err = close_out(f, path, folded_write(f, rep, sph));
 		if (err)
 			break;
 		snprintf(name, sizeof(name), "%s.svg", phase_name(ph));
@@ -943,7 +944,7 @@ static int write_side(const struct ab_session *ss, int w)
 	}
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/%s/profile.pb.gz", dir, sub);
-		err = pprof_write(path, rep, &s->sp);
+		err = pprof_write(path, rep);
 	}
 	free(rep);
 	return err;

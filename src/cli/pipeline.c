@@ -54,7 +54,7 @@ int pipeline_one(const struct opts *o)
 	if (rerr)
 		pr_err("failed to build the report: %s", strerror(-rerr));
 	else
-		oerr = out_report(o, report, NULL, o->out_dir && report->profiled ? &sp : NULL);
+		oerr = out_report(o, report, NULL);
 	/* bench/posttime.sh reads this line: where the time after the last phase goes */
 	pr_verbose("timing: after the last phase: session closed +%.1f ms (collection, @shutdown, "
 		   "netmux exit, cleanup), report built +%.1f ms, printed%s +%.1f ms",
@@ -127,7 +127,7 @@ int pipeline_many(const struct opts *o)
 			pr_err("failed to merge the runs: %s", strerror(-merr));
 			problems++;
 		} else {
-			problems += out_report(o, merged, rs, merged->profiled ? &sp : NULL) != 0;
+			problems += out_report(o, merged, rs) != 0;
 			problems += report_check(merged);
 		}
 		report_free(merged);

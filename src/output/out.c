@@ -18,6 +18,7 @@
 #include "output/out_svg.h"
 #include "output/out_text.h"
 #include "base/phases.h"
+#include "fold/sprof.h"
 #include "base/progress.h"
 #include "report/runs.h"
 
@@ -112,27 +113,28 @@ static int w_json(FILE *f, const void *r, const void *rs, const void *unused)
 	return report_json_write(f, r, rs);
 }
 
-static int w_folded(FILE *f, const void *sp, const void *p, const void *unused)
+static int w_folded(FILE *f, const void *r, const void *p, const void *unused)
 {
 	(void)unused;
-	return folded_write(f, sp, p);
+	return folded_write(f, r, p);
 }
 
-static int w_svg(FILE *f, const void *r, const void *sp, const void *p)
-{
-	return phase_svg_write(f, r, sp, p);
-}
-
-static int w_speedscope(FILE *f, const void *r, const void *sp, const void *unused)
+static int w_svg(FILE *f, const void *r, const void *p, const void *unused)
 {
 	(void)unused;
-	return speedscope_write(f, r, sp);
+	return phase_svg_write(f, r, p);
+}
+
+static int w_speedscope(FILE *f, const void *r, const void *unused1, const void *unused2)
+{
+	(void)unused1;
+	(void)unused2;
+	return speedscope_write(f, r);
 }
 
 struct html_args {
 	const struct report *r;
 	const struct runs_summary *rs;
-	const struct sprof *sp;
 	const char *const *files;
 	int nfiles;
 };
@@ -143,12 +145,13 @@ static int w_html(FILE *f, const void *args, const void *unused1, const void *un
 
 	(void)unused1;
 	(void)unused2;
-	return html_run_write(f, a->r, a->rs, a->sp, a->files, a->nfiles);
+	return html_run_write(f, a->r, a->rs, a->files, a->nfiles);
 }
 
 int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
-	      const struct sprof *sp, const char *text, size_t len)
+	      const char *text, size_t len)
 {
+	const struct sprof *sp = r->profiled ? r->stacks : NULL;
 	struct out_ctx ctx = { .dir = dir };
 	struct html_args hp;
 	double t0 = mono_ms();
@@ -162,7 +165,7 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 	}
 	write_file(&ctx, "report.txt", w_text, text, &len, NULL);
 	write_file(&ctx, "report.json", w_json, r, rs, NULL);
-	if (!sp || !r->profiled)
+	if (!sp)
 		goto out_done;
 	for (int i = 0; i < r->nphases; i++) {
 		unsigned int id = r->phases[i].id;
@@ -170,17 +173,17 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 		if (id >= MUXBPF_MAX_PHASES || !sp->has[id])
 			continue;
 		snprintf(name, sizeof(name), "%s.folded", phase_name(id));
-		write_file(&ctx, name, w_folded, sp, &sp->phases[id], NULL);
+		write_file(&ctx, name, w_folded, r, &sp->phases[id], NULL);
 		snprintf(name, sizeof(name), "%s.svg", phase_name(id));
-		write_file(&ctx, name, w_svg, r, sp, &sp->phases[id]);
+		write_file(&ctx, name, w_svg, r, &sp->phases[id], NULL);
 	}
-	write_file(&ctx, "speedscope.json", w_speedscope, r, sp, NULL);
+	write_file(&ctx, "speedscope.json", w_speedscope, r, NULL, NULL);
 	if (!ctx.err) {
 		char path[PATH_MAX];
 		struct stat st;
 
 		snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
-		ctx.err = pprof_write(path, r, sp);
+		ctx.err = pprof_write(path, r);
 		if (!ctx.err && !stat(path, &st)) {
 			ctx.bytes += st.st_size;
 			wrote(&ctx, "profile.pb.gz");
@@ -190,7 +193,6 @@ out_done:
 	/* last, so that it links to every file written beside it */
 	hp.r = r;
 	hp.rs = rs;
-	hp.sp = sp && r->profiled ? sp : NULL;
 	hp.files = ctx.list;
 	hp.nfiles = ctx.files < OUT_MAX_FILES ? ctx.files : OUT_MAX_FILES;
 	write_file(&ctx, "report.html", w_html, &hp, NULL, NULL);
@@ -214,8 +216,7 @@ static void print_summary(const struct report *r, const struct runs_summary *rs,
 		       "page with --out DIR)\n");
 }
 
-int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs,
-	       const struct sprof *sp)
+int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -246,7 +247,7 @@ int out_report(const struct opts *o, const struct report *r, const struct runs_s
 		print_summary(r, rs, o->out_dir);
 	fflush(stdout);
 	if (o->out_dir) {
-		err = out_write(o->out_dir, r, rs, sp, text, len);
+		err = out_write(o->out_dir, r, rs, text, len);
 		if (!err && !o->quiet)
 			fprintf(stderr, "muxbpf: artifacts written to %s in %.0f ms; the whole "
 				"report: %s/report.txt; the page: %s/report.html\n", o->out_dir,

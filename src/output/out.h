@@ -19,15 +19,15 @@
 #include "output/out_json.h"
 #include "output/out_svg.h"
 #include "report/report.h"
-#include "fold/sprof.h"
 
 
 struct runs_summary;
 
-/* Write every artifact into dir (created if missing).  text/len: the printed report.
+/* Write every artifact into dir (created if missing): report.txt and report.json always, the
+ * stack artifacts where the report has stacks (r->stacks).  text/len: the printed report.
  * 0 or -errno after one error line naming the file. */
 int out_write(const char *dir, const struct report *r, const struct runs_summary *rs,
-	      const struct sprof *sp, const char *text, size_t len);
+	      const char *text, size_t len);
 
 /* The writers, each on an open stream or file (tests call them on fixtures), have headers of
  * their own: out_json.h, out_svg.h, out_folded.h, out_pprof.h, out_speedscope.h, out_html.h. */
@@ -35,10 +35,9 @@ int out_write(const char *dir, const struct report *r, const struct runs_summary
 /*
  * Print the report (then, for --runs, the spread table) to stdout, after erasing the progress
  * line, and with o->out_dir write the artifacts, report.txt holding exactly what was printed.
- * sp may be NULL (not profiled).  0 or -errno (the artifacts could not be written).
+ * 0 or -errno (the artifacts could not be written).
  */
-int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs,
-	       const struct sprof *sp);
+int out_report(const struct opts *o, const struct report *r, const struct runs_summary *rs);
 
 /* Create dir and its parents (mode 0755). 0 or -errno. */
 int out_mkdir_p(const char *dir);

@@ -33,10 +33,14 @@ static int stack_text_cmp(const void *a, const void *b)
 	return x->nr < y->nr ? -1 : x->nr > y->nr;
 }
 
-int folded_write(FILE *f, const struct sprof *sp, const struct sp_phase *p)
+int folded_write(FILE *f, const struct report *r, const struct sp_phase *p)
 {
-	size_t *order = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*order));
+	const struct sprof *sp = r->stacks;
+	size_t *order;
 
+	if (!sp)
+		return -EINVAL;
+	order = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nstacks; i++)

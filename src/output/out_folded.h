@@ -11,10 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "report/flame.h"
+#include "report/report.h"
 #include "fold/sprof.h"
 
-/* Lines sorted by stack text, so that two runs' files compare with diff(1).  0 or -errno. */
-int folded_write(FILE *f, const struct sprof *sp, const struct sp_phase *p);
+/* Phase p of r->stacks, its lines sorted by stack text, so that two runs' files compare with
+ * diff(1).  0 or -errno (-EINVAL: the report has no stacks). */
+int folded_write(FILE *f, const struct report *r, const struct sp_phase *p);
 
 struct folded_line {
 	char *stack; /* "a;b;c", root first */

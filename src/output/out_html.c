@@ -15,6 +15,7 @@
 #include "output/out_html.h"
 #include "output/out_svg.h"
 #include "base/phases.h"
+#include "fold/sprof.h"
 
 /* JSON inside <script>: "<" only occurs in strings, where \u003c reads back the same; so no
  * "</script>" or "<!--" in a function name can end the element early. */
@@ -106,8 +107,9 @@ static int run_json(FILE *f, const void *r, const void *rs, const void *unused)
 }
 
 int html_run_write(FILE *f, const struct report *r, const struct runs_summary *rs,
-		   const struct sprof *sp, const char *const *files, int nfiles)
+		   const char *const *files, int nfiles)
 {
+	const struct sprof *sp = r->stacks;
 	char title[256];
 	int err;
 
@@ -124,7 +126,7 @@ int html_run_write(FILE *f, const struct report *r, const struct runs_summary *r
 		if (id >= MUXBPF_MAX_PHASES || !sp->has[id])
 			continue;
 		html_flame_begin(f, phase_name(id));
-		err = phase_svg_embed(f, r, sp, &sp->phases[id]);
+		err = phase_svg_embed(f, r, &sp->phases[id]);
 		if (err)
 			return err;
 		html_flame_end(f);

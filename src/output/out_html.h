@@ -10,7 +10,6 @@
 
 #include <stdio.h>
 #include "report/report.h"
-#include "fold/sprof.h"
 
 struct runs_summary;
 
@@ -29,6 +28,6 @@ int html_end(FILE *f); /* 0 or -EIO */
 
 /* The page of one run (or of --runs merged): kind "run", data = report.json. */
 int html_run_write(FILE *f, const struct report *r, const struct runs_summary *rs,
-		   const struct sprof *sp, const char *const *files, int nfiles);
+		   const char *const *files, int nfiles);
 
 #endif /* MUXBPF_OUT_HTML_H */

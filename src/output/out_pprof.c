@@ -21,6 +21,7 @@
 #include "output/out_pprof.h"
 #include "session/opts.h"
 #include "base/phases.h"
+#include "fold/sprof.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -473,15 +474,17 @@ static int build_samples(struct pb *b, const struct sprof *sp)
 	return 0;
 }
 
-int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char **buf,
-		 size_t *len)
+int pprof_encode(const struct report *r, unsigned char **buf, size_t *len)
 {
+	const struct sprof *sp = r->stacks;
 	struct pb b = {};
 	size_t nmaps = 0;
 	int64_t ids[8];
 	char comment[512];
 	int err;
 
+	if (!sp)
+		return -EINVAL;
 	perftools__profiles__profile__init(&b.prof);
 	if (str_id(&b.st, "") != 0)
 		return -ENOMEM;
@@ -547,7 +550,7 @@ int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char *
 	return 0;
 }
 
-int pprof_write(const char *path, const struct report *r, const struct sprof *sp)
+int pprof_write(const char *path, const struct report *r)
 {
 	char tmp[4096];
 	unsigned char *buf;
@@ -555,7 +558,7 @@ int pprof_write(const char *path, const struct report *r, const struct sprof *sp
 	gzFile gz;
 	int err;
 
-	err = pprof_encode(r, sp, &buf, &len);
+	err = pprof_encode(r, &buf, &len);
 	if (err) {
 		pr_err("failed to encode %s: %s", path, strerror(-err));
 		return err;

@@ -5,12 +5,10 @@
 
 #include <stddef.h>
 #include "report/report.h"
-#include "fold/sprof.h"
 
-/* The gzip'd pprof profile into a file. 0 or -errno. */
-int pprof_write(const char *path, const struct report *r, const struct sprof *sp);
+/* The gzip'd pprof profile of r->stacks into a file. 0 or -errno (-EINVAL: no stacks). */
+int pprof_write(const char *path, const struct report *r);
 /* The uncompressed protobuf in a malloc'd buffer (tests decode it). 0 or -errno. */
-int pprof_encode(const struct report *r, const struct sprof *sp, unsigned char **buf,
-		 size_t *len);
+int pprof_encode(const struct report *r, unsigned char **buf, size_t *len);
 
 #endif /* MUXBPF_OUT_PPROF_H */

@@ -12,6 +12,7 @@
 #include "output/out_speedscope.h"
 #include "session/opts.h"
 #include "base/phases.h"
+#include "fold/sprof.h"
 
 /* Speedscope frame index of every sprof frame: one per distinct label. */
 static long *frame_map(const struct sprof *sp, size_t *nout, size_t **first)
@@ -50,14 +51,19 @@ static long *frame_map(const struct sprof *sp, size_t *nout, size_t **first)
 	return map;
 }
 
-int speedscope_write(FILE *f, const struct report *r, const struct sprof *sp)
+int speedscope_write(FILE *f, const struct report *r)
 {
-	double period = sprof_period_ns(sp);
+	const struct sprof *sp = r->stacks;
+	double period;
 	size_t nss, *rep;
-	long *map = frame_map(sp, &nss, &rep);
+	long *map;
 	char name[512];
 	struct jw w;
 
+	if (!sp)
+		return -EINVAL;
+	period = sprof_period_ns(sp);
+	map = frame_map(sp, &nss, &rep);
 	if (!map)
 		return -ENOMEM;
 	jw_init(&w, f, false);

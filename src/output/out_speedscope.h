@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 #include "report/report.h"
-#include "fold/sprof.h"
 
-int speedscope_write(FILE *f, const struct report *r, const struct sprof *sp);
+/* The profiles of r->stacks.  0 or -errno (-EINVAL: the report has no stacks). */
+int speedscope_write(FILE *f, const struct report *r);
 
 #endif /* MUXBPF_OUT_SPEEDSCOPE_H */

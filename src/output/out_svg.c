@@ -294,14 +294,12 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 	return err;
 }
 
-int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p)
+int phase_svg_write(FILE *f, const struct report *r, const struct sp_phase *p)
 {
-	return phase_svg(f, r, sp, p, false);
+	return r->stacks ? phase_svg(f, r, r->stacks, p, false) : -EINVAL;
 }
 
-int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p)
+int phase_svg_embed(FILE *f, const struct report *r, const struct sp_phase *p)
 {
-	return phase_svg(f, r, sp, p, true);
+	return r->stacks ? phase_svg(f, r, r->stacks, p, true) : -EINVAL;
 }

@@ -31,11 +31,9 @@ struct svg_opts {
  * -EIO. */
 int svg_write(FILE *f, const struct flame *t, const struct svg_opts *o);
 
-/* PHASE.svg: the flame graph of one phase of sp, titled from the report. */
-int phase_svg_write(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p);
+/* PHASE.svg: the flame graph of phase p of r->stacks, titled from the report. */
+int phase_svg_write(FILE *f, const struct report *r, const struct sp_phase *p);
 /* The same graph for report.html: frame ids "PHASE-fN", no prolog, CSS or script. */
-int phase_svg_embed(FILE *f, const struct report *r, const struct sprof *sp,
-		    const struct sp_phase *p);
+int phase_svg_embed(FILE *f, const struct report *r, const struct sp_phase *p);
 
 #endif /* MUXBPF_OUT_SVG_H */

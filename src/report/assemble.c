@@ -518,6 +518,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run, 
 		err = label_sites(r, &sites);
 	if (!err && sp)
 		err = add_to_sprof(sp, r, run, &res, &ix, &sites);
+	r->stacks = sp;
 	sample_index_free(&ix);
 	sites_free(&sites, r);
 	resolve_free(&res);

@@ -9,7 +9,8 @@
 #include "fold/sprof.h"
 
 /*
- * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out).  0 or -errno;
+ * Fill r from run.  With sp, also add the run's symbolized stacks to it (--out) and point
+ * r->stacks at it (sp outlives r; with --runs every run adds to one sp).  0 or -errno;
  * r is valid for report_free() either way.  run is only read: what the report computes from it
  * (rows, intervals, the softcode counts after the stack rule) the report holds; r points into
  * run (names, softcode labels), so run outlives it.

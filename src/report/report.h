@@ -17,6 +17,7 @@
 #include "loader/syscall_hook.h"
 
 struct sc_rows;
+struct sprof;
 
 /* One batch of rounds of a phase whose work repeats (src/rounds.h): the statistics' unit. */
 struct report_round {
@@ -190,6 +191,10 @@ struct report {
 	struct symbolizer *sym; /* owns the strings the fold tables point to (dso, info) */
 	const struct mb_unwind_summary *unwind; /* stack walking mode and CFI tables, or NULL */
 	const struct mb_live_info *live; /* attach / phases marked from outside, or NULL */
+	/* the symbolized stacks of every phase (and, with --runs, of every run) that the
+	 * artifacts draw: folded, SVG, pprof, speedscope, the page.  NULL without --out or with
+	 * --no-profile.  Not owned: the caller's sprof outlives the report */
+	const struct sprof *stacks;
 	/* --by command, softcode (softcode_data.h), or NULL: build_report's points to sc_own */
 	const struct sc_data *softcode;
 	/* the run's softcode data with the report's own counts, after the default mode's stack
