@@ -14,6 +14,7 @@
 #include "output/out.h"
 #include "output/out_text.h"
 #include "fold/sprof.h"
+#include "report/flame.h"
 #include "report/report.h"
 
 static struct mb_sym fn(const char *name, uint64_t off)
@@ -197,7 +198,9 @@ int main(int argc, char **argv)
 		return 1;
 	report_print(f, &r);
 	fclose(f);
+	CHECK(report_flames(&r));
 	CHECK(out_write(argv[1], &r, NULL, text, len));
+	report_flames_free(&r);
 	free(text);
 	sprof_free(&sp);
 	return 0;

@@ -751,6 +751,7 @@ static void test_report_html(void **state)
 	r.nphases = 2;
 	r.stacks = &sp;
 	assert_int_equal(report_figures(&r), 0);
+	assert_int_equal(report_flames(&r), 0);
 	assert_int_equal(html_run_write(f, &r, NULL, files, 2), 0);
 	text = read_all(f, &len);
 	fclose(f);
@@ -787,6 +788,7 @@ static void test_report_html(void **state)
 	assert_int_equal(count(text, "http"), 2); /* the SVG namespace of each graph */
 	free(text);
 	sprof_free(&sp);
+	report_flames_free(&r);
 	report_figures_free(&r);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/assemble.h"
+#include "report/flame.h"
 #include "base/clock.h"
 #include "session/live.h"
 #include "base/log.h"
@@ -50,6 +51,8 @@ int pipeline_one(const struct opts *o)
 	signals_set_stage("the report (symbolization)");
 	t_run = mono_ms();
 	rerr = build_report(report, o, run, o->out_dir ? &sp : NULL);
+	if (!rerr)
+		rerr = report_flames(report); /* with --out: the artifacts' flame graphs */
 	t_built = mono_ms();
 	if (rerr)
 		pr_err("failed to build the report: %s", strerror(-rerr));
@@ -109,7 +112,7 @@ int pipeline_many(const struct opts *o)
 			run__free(&runs[k]);
 			break;
 		}
-		err = build_report(&reports[k], o, &runs[k], &sp);
+		err = build_report(&reports[k], o, &runs[k], o->out_dir ? &sp : NULL);
 		if (err) {
 			pr_err("run %d: failed to build the report: %s", k + 1, strerror(-err));
 			report_free(&reports[k]);
@@ -123,6 +126,8 @@ int pipeline_many(const struct opts *o)
 	if (n) {
 		int merr = runs_merge(merged, reports, n, rs);
 
+		if (!merr) /* with --out: the flame graphs of every run's stacks */
+			merr = report_flames(merged);
 		if (merr) {
 			pr_err("failed to merge the runs: %s", strerror(-merr));
 			problems++;

@@ -268,13 +268,10 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
 			      .unit_ns = sprof_period_ns(sp), .embed = embed,
 			      .id_prefix = embed ? prefix : NULL };
-	struct flame t;
-	int err;
+	const struct flame *t = rp ? rp->flame : NULL;
 
-	err = flame_report_phase(&t, sp, p, rp);
-	if (err)
-		return err;
-
+	if (!t)
+		return -EINVAL; /* report_flames() was not run */
 	snprintf(prefix, sizeof(prefix), "%s-", phase_name(p->id));
 	if (sp->nruns > 1)
 		snprintf(runs, sizeof(runs), ", %d runs merged", sp->nruns);
@@ -288,10 +285,8 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 		 p->sys_cpu_ns * (double)sp->freq / 1e9, rp ? rp->oncpu_ns / 1e6 : 0,
 		 rp && rp->measured ? rp->wall_s : 0);
 	corrected_title(sub, sizeof(sub), rp);
-	ci_title(sub, sizeof(sub), t.ci_factor);
-	err = svg_write(f, &t, &o);
-	flame_free(&t);
-	return err;
+	ci_title(sub, sizeof(sub), t->ci_factor);
+	return svg_write(f, t, &o);
 }
 
 int phase_svg_write(FILE *f, const struct report *r, const struct sp_phase *p)

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "base/clock.h"
 #include "report/assemble.h"
+#include "report/flame.h"
 #include "fold/fold.h"
 #include "base/log.h"
 #include "symbols/resolve.h"
@@ -531,6 +532,7 @@ int build_report(struct report *r, const struct opts *o, const struct run *run, 
 void report_free(struct report *r)
 {
 	report_figures_free(r);
+	report_flames_free(r);
 	for (int i = 0; i < r->nphases; i++) {
 		struct report_phase *p = &r->phases[i];
 

@@ -221,3 +221,33 @@ int flame_report_phase(struct flame *t, const struct sprof *sp, const struct sp_
 		flame_figures(t, report_design_factor(rp));
 	return err;
 }
+
+int report_flames(struct report *r)
+{
+	const struct sprof *sp = r->stacks;
+
+	for (int i = 0; sp && i < r->nphases; i++) {
+		struct report_phase *rp = &r->phases[i];
+		int err;
+
+		if (rp->id >= MUXBPF_MAX_PHASES || !sp->has[rp->id] || rp->flame)
+			continue;
+		rp->flame = calloc(1, sizeof(*rp->flame));
+		if (!rp->flame)
+			return -ENOMEM;
+		err = flame_report_phase(rp->flame, sp, &sp->phases[rp->id], rp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void report_flames_free(struct report *r)
+{
+	for (int i = 0; i < r->nphases; i++) {
+		if (r->phases[i].flame)
+			flame_free(r->phases[i].flame);
+		free(r->phases[i].flame);
+		r->phases[i].flame = NULL;
+	}
+}

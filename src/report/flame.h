@@ -74,4 +74,14 @@ int flame_from_phase(struct flame *t, const struct sprof *sp, const struct sp_ph
 int flame_report_phase(struct flame *t, const struct sprof *sp, const struct sp_phase *p,
 		       const struct report_phase *rp);
 
+struct report;
+/*
+ * The report's flame graphs, computed once for every writer (PHASE.svg, report.html): each
+ * phase of r with stacks in r->stacks gets flame_report_phase's tree in its flame.  Nothing
+ * without r->stacks.  0 or -ENOMEM.
+ */
+int report_flames(struct report *r);
+/* Free them (report_free does). */
+void report_flames_free(struct report *r);
+
 #endif /* MUXBPF_FLAME_H */

@@ -92,6 +92,8 @@ struct report_sc_ci {
 	double us_per_cmd, est_ms, est_half_ms;
 };
 
+struct flame;
+
 struct report_phase {
 	unsigned int id;
 	bool measured;         /* a window the driver ran (false for "outside") */
@@ -153,6 +155,10 @@ struct report_phase {
 	 * off-CPU time (in syscalls and after preemption in user mode) */
 	double design_factor;
 	uint64_t dropped, recorded_whole, off_cpu_ns;
+	/* the flame graph of the phase's stacks (the report's stacks), its figures with
+	 * design_factor: report_flames() (flame.h), for PHASE.svg and the page alike; NULL
+	 * before it, and for a phase without stacks */
+	struct flame *flame;
 };
 
 struct sc_data;
