@@ -125,11 +125,12 @@ int pipeline_many(const struct opts *o)
 	}
 	if (n) {
 		int merr = runs_merge(merged, reports, n, rs);
+		/* with --out: the flame graphs of every run's stacks */
+		int ferr = merr ? 0 : report_flames(merged);
 
-		if (!merr) /* with --out: the flame graphs of every run's stacks */
-			merr = report_flames(merged);
-		if (merr) {
-			pr_err("failed to merge the runs: %s", strerror(-merr));
+		if (merr || ferr) {
+			pr_err("failed to %s: %s", merr ? "merge the runs" : "build the flame graphs",
+			       strerror(-(merr ? merr : ferr)));
 			problems++;
 		} else {
 			problems += out_report(o, merged, rs) != 0;
