@@ -100,7 +100,7 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all clean deps netmux netmux-nofp upstream run test test-kernels test-asan test-emulated \
-	check-tests install
+	test-arm64 check-tests install
 
 all: $(OUTPUT)/muxbpf tests-build
 
@@ -243,6 +243,14 @@ test: deps
 KERNELS_arm64 := 6.1
 test-kernels:
 	$(Q)tests/kernels/run.sh $(OUTPUT) $(or $(KERNELS),$(KERNELS_$(ARCH))) || [ $$? -eq 77 ]
+
+# The whole arm64 set, from an x86-64 host: the cross build with both netmux builds, then every
+# BPF suite, test_bpf_symbols and a real run on each build in Debian's arm64 6.1 (make test runs a
+# reduced set: tests/e2e/arm64.sh).
+test-arm64:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 deps
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all netmux netmux-nofp
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 test-kernels
 
 # A cross build's cmocka suites under user-mode emulation (qemu-user-static), those that need no
 # BPF and no native process of the target's architecture (tests/run.sh, MUXBPF_RUNNER).
