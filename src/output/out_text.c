@@ -13,6 +13,13 @@
 #include "fold/rounds.h"
 #include "base/stats.h"
 
+/* the frame pointer register the unwinder's zero end reads: the build's architecture's */
+#if defined(__aarch64__)
+#define FP_REG "x29"
+#else
+#define FP_REG "rbp"
+#endif
+
 static double ms(uint64_t ns)
 {
 	return ns / 1e6;
@@ -61,7 +68,7 @@ static void print_walks(FILE *f, const struct report_phase *p)
 	if (!st->walks)
 		return;
 	fprintf(f, "  stacks: %.1f%% reach the outermost frame (%.1f%% by CFI end mark, %.1f%% by "
-		"a zero rbp/return address), %.1f frames on average",
+		"a zero " FP_REG "/return address), %.1f frames on average",
 		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST] + st->walk_end[MUXBPF_WALK_ZERO_END],
 		    st->walks),
 		stats_pct(st->walk_end[MUXBPF_WALK_OUTERMOST], st->walks),
