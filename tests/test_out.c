@@ -862,7 +862,7 @@ static void test_summary(void **state)
 {
 	struct fold_row rows[40];
 	struct ledger_sys_row sys[20];
-	char names[40][8];
+	char names[40][16];
 	struct report r;
 	char *full, *sum;
 	size_t len;
