@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -366,6 +367,27 @@ static void test_gcc_nofp_fp_fails(void **state)
 			 "is not testing CFI", r.hot_chain, r.hot);
 }
 
+#if defined(__aarch64__)
+#ifndef HWCAP_PACA
+#define HWCAP_PACA (1UL << 30)
+#endif
+/*
+ * Return addresses signed with pointer authentication (synth_pac: -mbranch-protection=standard):
+ * the walk strips the signature before it looks the address up.  Where the CPU has no PAuth
+ * (Cortex-A72, Neoverse N1) paciasp is a NOP and the addresses go unsigned; the message says
+ * which this run tested.
+ */
+static void test_pac_dwarf(void **state)
+{
+	(void)state;
+	skip_unless_bpf();
+	print_message("synth_pac: %s\n", getauxval(AT_HWCAP) & HWCAP_PACA ?
+		      "the CPU has PAuth: return addresses on the stack are signed" :
+		      "no PAuth on this CPU: return addresses go unsigned");
+	check_dwarf("synth_pac", MUXBPF_UNWIND_DWARF);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +398,9 @@ int main(void)
 		cmocka_unit_test(test_chain_gcc),
 		cmocka_unit_test(test_chain_clang),
 		cmocka_unit_test(test_chain_clang_auto),
+#if defined(__aarch64__)
+		cmocka_unit_test(test_pac_dwarf),
+#endif
 	};
 
 	return cmocka_run_group_tests_name("unwind_bpf", tests, NULL, NULL);

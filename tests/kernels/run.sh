@@ -84,6 +84,13 @@ if [ "$arch" != "$host_arch" ]; then
 		rm -rf "$kdir/binutils.tmp" && dpkg -x "$(ls "$kdir"/deb/binutils-"$triplet"_*.deb |
 			tail -1)" "$kdir/binutils.tmp" && mv "$kdir/binutils.tmp" "$kdir/binutils" || exit 1
 	fi
+	# and Debian's own tinymux of that architecture (stripped, no frame pointers), for a real run
+	# beside the cross-built one's; where it cannot be fetched, that run is skipped, named
+	if [ ! -x "$kdir/tinymux/usr/lib/tinymux/game/bin/netmux" ] &&
+		(cd "$kdir/deb" && apt-get download "tinymux$pkgarch" >/dev/null 2>&1); then
+		rm -rf "$kdir/tinymux.tmp" && dpkg -x "$(ls "$kdir"/deb/tinymux_*.deb | tail -1)" \
+			"$kdir/tinymux.tmp" && mv "$kdir/tinymux.tmp" "$kdir/tinymux" || exit 1
+	fi
 fi
 
 # apt_for SERIES: sets $apt, the apt options for the series' packages: the machine's sources,
