@@ -12,10 +12,15 @@
 #                            test-kernels (tests/kernels/run.sh fetches busybox-static:arm64
 #                            itself, with apt-get download: it cannot share the host's name)
 set -eu
+# the kernel matrix boots guests of the host's own architecture (tests/kernels/run.sh)
+case $(dpkg --print-architecture) in
+arm64) qemu_system=qemu-system-arm ;;
+*) qemu_system=qemu-system-x86 ;;
+esac
 pkgs="clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev liblzma-dev pkg-config make gcc g++
       binutils patch bzip2 xz-utils ca-certificates debian-archive-keyring
       tinymux libcmocka-dev procps iproute2 linux-perf strace libcap2-bin util-linux passwd
-      libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium qemu-system-x86
+      libprotobuf-c-dev protobuf-c-compiler libjansson-dev golang-go chromium $qemu_system
       busybox-static libpcre2-dev libssl-dev valgrind"
 arch=${1:-}
 if [ -n "$arch" ]; then
