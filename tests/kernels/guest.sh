@@ -63,6 +63,19 @@ complete() {
 		exit bad
 	}' "$1/report.txt"
 }
+# other_run NAME NETMUX WHAT [NAMED]: the real run's phases on another netmux, into /tmp/run-NAME,
+# held to complete's bar (NAMED as there).  Non-zero when it fails or falls short.
+other_run() {
+	echo "=== muxbpf --netmux $2 ($3), the same phases"
+	(cd /tmp && "$out/muxbpf" --netmux "$2" --scale 0.1 --out "/tmp/run-$1" \
+		--phase boot,create,attrwrite,softcode_arith) >"/tmp/run-$1.out" 2>&1
+	r=$?
+	[ $r -eq 0 ] || { cat "/tmp/run-$1.out"; return $r; }
+	figures "/tmp/run-$1"
+	complete "/tmp/run-$1" ${4:+"$4"} && return 0
+	echo "the run on $2 ($3): stacks or names fall short"
+	return 1
+}
 no_tools="skipped: setcap, setpriv and useradd are not in a $arch guest's busybox"
 no_upstream="skipped: no $arch 2.14 build (make upstream builds the host's only)"
 {
@@ -125,34 +138,16 @@ no_upstream="skipped: no $arch 2.14 build (make upstream builds the host's only)
 			rc=1
 		fi
 		# a foreign guest runs the frame-pointer-less build too, where it is built (make
-		# ARCH=arm64 netmux-nofp): its stacks by CFI alone; its figures only, for the log
+		# ARCH=arm64 netmux-nofp): its stacks by CFI alone
 		nofp=$out/tinymux/nofp/mux2.12/src/netmux
 		if [ -n "$foreign" ] && [ -x "$nofp" ]; then
-			echo "=== muxbpf --netmux $nofp (no frame pointers), the same phases"
-			(cd /tmp && "$out/muxbpf" --netmux "$nofp" --scale 0.1 --out /tmp/run-nofp \
-				--phase boot,create,attrwrite,softcode_arith) >/tmp/run-nofp.out 2>&1
-			r=$?
-			[ $r -eq 0 ] || { cat /tmp/run-nofp.out; rc=$r; }
-			figures /tmp/run-nofp
-			if [ $r -eq 0 ] && ! complete /tmp/run-nofp; then
-				echo "the run without frame pointers: stacks or names fall short"
-				rc=1
-			fi
+			other_run nofp "$nofp" "no frame pointers" || rc=1
 		fi
 		# and Debian's own stripped netmux of the guest's architecture (run.sh fetches it):
 		# every stack by CFI alone, netmux's frames by DSO+offset, libc's named
 		deb=$out/kernels/tinymux/usr/lib/tinymux/game/bin/netmux
 		if [ -n "$foreign" ] && [ -x "$deb" ]; then
-			echo "=== muxbpf --netmux $deb (Debian's, stripped), the same phases"
-			(cd /tmp && "$out/muxbpf" --netmux "$deb" --scale 0.1 --out /tmp/run-deb \
-				--phase boot,create,attrwrite,softcode_arith) >/tmp/run-deb.out 2>&1
-			r=$?
-			[ $r -eq 0 ] || { cat /tmp/run-deb.out; rc=$r; }
-			figures /tmp/run-deb
-			if [ $r -eq 0 ] && ! complete /tmp/run-deb libc.so.6; then
-				echo "the run on Debian's netmux: stacks or names fall short"
-				rc=1
-			fi
+			other_run deb "$deb" "Debian's, stripped" libc.so.6 || rc=1
 		elif [ -n "$foreign" ]; then
 			echo "=== Debian's $arch tinymux: not fetched (apt-get download tinymux:$arch)"
 		fi
