@@ -359,9 +359,14 @@ static int load_table(struct unwinder *u, struct table *t)
 	return 0;
 }
 
-/* The ELF address at a mapping's start, from the PT_LOAD holding its file offset. */
+/*
+ * The ELF address at a mapping's start, from the PT_LOAD holding its file offset.  A table that
+ * shares another's rows (the same build-id) has its program headers too: they are the same.
+ */
 static int mapping_vaddr(const struct table *t, uint64_t offset, uint64_t *vaddr)
 {
+	if (!t->nseg && t->same)
+		t = t->same;
 	for (int i = 0; i < t->nseg; i++) {
 		uint64_t seg_off = t->seg[i].offset & ~0xfffull;
 
@@ -397,6 +402,8 @@ static struct table *vdso_table(struct unwinder *u)
 static struct table *mapping_table(struct unwinder *u, pid_t pid, const struct mb_mapping *m)
 {
 	char key[64], path[PATH_MAX];
+	struct table *t;
+	int fd;
 
 	if (!strcmp(m->path, "[vdso]"))
 		return vdso_table(u);
@@ -406,12 +413,23 @@ static struct table *mapping_table(struct unwinder *u, pid_t pid, const struct m
 		 (unsigned long long)m->inode);
 	if (find_table(u, key))
 		return find_table(u, key);
-	/* map_files reaches the mapped file even when it was deleted or is in another mount ns. */
+	/*
+	 * map_files reaches the mapped file even when it was deleted or is in another mount ns.
+	 * Its entry lasts only as long as the mapping: the dynamic loader trims its first mapping
+	 * of a library while the table is built, so the file is held open and read through the
+	 * descriptor, CFI and program headers alike.
+	 */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
-	if (access(path, R_OK))
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	else
 		snprintf(path, sizeof(path), "%s", m->path);
-	return get_table(u, key, path, NULL, 0);
+	t = get_table(u, key, path, NULL, 0);
+	if (fd >= 0)
+		close(fd);
+	return t;
 }
 
 /* ---- processes ---------------------------------------------------------------------------------- */
