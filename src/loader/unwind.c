@@ -56,7 +56,8 @@ struct table {
 	char build_id[41];
 	struct cfi_table cfi;
 	int err;             /* build failed: -errno */
-	/* PT_LOAD segments, to turn a mapping's file offset into an ELF address. */
+	/* PT_LOAD segments, to turn a mapping's file offset into an ELF address (none read for a
+	 * table with another's build-id: that one's) */
 	struct { uint64_t vaddr, offset, filesz; } seg[8];
 	int nseg;
 	uint32_t *info_ids;  /* per row, after dedupe */
@@ -170,15 +171,22 @@ static int dict_id(struct info_dict *d, const struct muxbpf_unwind_info *in, uin
 
 /* ---- tables ------------------------------------------------------------------------------------- */
 
+/* The PT_LOAD segments of the file at path, or of an image in memory (read through a private
+ * copy: elf_memory takes a writable buffer). */
 static void read_segments(struct table *t, const char *path, const void *image, size_t size)
 {
+	void *copy = NULL;
 	Elf *elf;
 	size_t nph;
 	int fd = -1;
 
 	if (image) {
+		copy = malloc(size);
+		if (!copy)
+			return;
+		memcpy(copy, image, size);
 		elf_version(EV_CURRENT);
-		elf = elf_memory((char *)image, size);
+		elf = elf_memory(copy, size);
 	} else if (!(elf = mb_elf_open(path, &fd))) {
 		return;
 	}
@@ -195,6 +203,7 @@ static void read_segments(struct table *t, const char *path, const void *image, 
 		}
 	}
 	mb_elf_close(elf, fd);
+	free(copy);
 }
 
 /* Dedupe the table's rules into the global dictionary. */
@@ -288,18 +297,9 @@ static struct table *get_table(struct unwinder *u, const char *key, const char *
 			break;
 		}
 	}
-	if (image) {
-		void *copy = malloc(size);
-
-		if (copy) {
-			memcpy(copy, image, size);
-			read_segments(t, path, copy, size);
-			free(copy);
-		}
-	} else {
-		read_segments(t, path, NULL, 0);
-	}
+	/* a table with another's build-id uses that one's rows and program headers */
 	if (!t->same) {
+		read_segments(t, path, image, size);
 		t->err = table_intern(u, t);
 		if (!t->err)
 			t->err = table_index(t);
@@ -360,13 +360,11 @@ static int load_table(struct unwinder *u, struct table *t)
 }
 
 /*
- * The ELF address at a mapping's start, from the PT_LOAD holding its file offset.  A table that
- * shares another's rows (the same build-id) has its program headers too: they are the same.
+ * The ELF address at a mapping's start, from the PT_LOAD holding its file offset (of the table
+ * that holds the rows: origin()).
  */
 static int mapping_vaddr(const struct table *t, uint64_t offset, uint64_t *vaddr)
 {
-	if (!t->nseg && t->same)
-		t = t->same;
 	for (int i = 0; i < t->nseg; i++) {
 		uint64_t seg_off = t->seg[i].offset & ~0xfffull;
 
@@ -492,7 +490,7 @@ static int refresh_locked(struct unwinder *u, pid_t pid)
 		if (!strchr(m->perms, 'x'))
 			continue;
 		t = mapping_table(u, pid, m);
-		if (!t || load_table(u, t) || mapping_vaddr(t, m->offset, &vaddr)) {
+		if (!t || load_table(u, t) || mapping_vaddr(origin(t), m->offset, &vaddr)) {
 			no_cfi++;
 			continue;
 		}
