@@ -259,19 +259,19 @@ static void ci_title(char *sub, size_t size, double factor)
 		snprintf(sub + n, size - n, "; shares +- 95%%: Wilson");
 }
 
-static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
-		     const struct sp_phase *p, bool embed)
+static int phase_svg(FILE *f, const struct report *r, const struct sp_phase *p, bool embed)
 {
+	const struct sprof *sp = r->stacks;
 	const struct report_phase *rp = report_phase_of(r, p->id);
 	char title[512], sub[768];
 	char runs[32] = "", prefix[64];
 	struct svg_opts o = { .title = title, .subtitle = sub, .unit = "samples",
-			      .unit_ns = sprof_period_ns(sp), .embed = embed,
-			      .id_prefix = embed ? prefix : NULL };
+			      .embed = embed, .id_prefix = embed ? prefix : NULL };
 	const struct flame *t = rp ? rp->flame : NULL;
 
-	if (!t)
-		return -EINVAL; /* report_flames() was not run */
+	if (!sp || !t)
+		return -EINVAL; /* no stacks, or report_flames() was not run */
+	o.unit_ns = sprof_period_ns(sp);
 	snprintf(prefix, sizeof(prefix), "%s-", phase_name(p->id));
 	if (sp->nruns > 1)
 		snprintf(runs, sizeof(runs), ", %d runs merged", sp->nruns);
@@ -291,10 +291,10 @@ static int phase_svg(FILE *f, const struct report *r, const struct sprof *sp,
 
 int phase_svg_write(FILE *f, const struct report *r, const struct sp_phase *p)
 {
-	return r->stacks ? phase_svg(f, r, r->stacks, p, false) : -EINVAL;
+	return phase_svg(f, r, p, false);
 }
 
 int phase_svg_embed(FILE *f, const struct report *r, const struct sp_phase *p)
 {
-	return r->stacks ? phase_svg(f, r, r->stacks, p, true) : -EINVAL;
+	return phase_svg(f, r, p, true);
 }
