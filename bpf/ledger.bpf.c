@@ -20,7 +20,7 @@
  * sched_info.run_delay (the wait of a thread preempted in user mode).
  *
  * Every handler filters on the target's tgid first: other processes pay one compare and one
- * per-CPU increment (run_counts: what bystanders paid, in the report).  No run-time statistics
+ * per-CPU increment (bystanders: what they paid, in the report).  No run-time statistics
  * after the calibration window: the programs count their own runs instead.
  */
 #include "vmlinux.h"
@@ -198,13 +198,18 @@ static __always_inline struct muxbpf_run_counts *counts(void)
 	return bpf_map_lookup_elem(&run_counts, &ph);
 }
 
-/* An event of another process: one increment, nothing else (the bystanders' price). */
+/* Other processes' events, per CPU (muxbpf_exit_line); the loader splits them by phase. */
+struct muxbpf_exit_line bystanders[MUXBPF_CPU_SLOTS];
+
+/*
+ * An event of another process: one increment in this CPU's line, nothing else (the bystanders'
+ * price).  No map lookup and no phase: the CPU number (a helper call on kernels before 6.10,
+ * inlined after) indexes the .bss directly.  Plain increment: a program does not migrate while
+ * it runs, and the count a nested run could lose only blurs a cost estimate.
+ */
 static __always_inline int early_exit(int prog)
 {
-	struct muxbpf_run_counts *c = counts();
-
-	if (c)
-		c->exits[prog]++;
+	bystanders[bpf_get_smp_processor_id() & (MUXBPF_CPU_SLOTS - 1)].exits[prog]++;
 	return 0;
 }
 

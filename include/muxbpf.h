@@ -600,7 +600,9 @@ enum muxbpf_prog_slot {
 };
 
 struct muxbpf_run_counts {
-	__u64 exits[MUXBPF_PROG__COUNT];    /* early exits (first: the bystanders' cache line) */
+	__u64 exits[MUXBPF_PROG__COUNT];    /* early exits: not written by the programs, which count
+					     * them in muxbpf_exit_line; the loader adds them in by
+					     * phase (profiler__run_counts()) */
 	__u64 runs[MUXBPF_PROG__COUNT];     /* target runs */
 	__u64 in_ctx[MUXBPF_PROG__COUNT];   /* target runs in the target's own context */
 	__u64 timed[MUXBPF_PROG__COUNT];    /* calibration: target runs that timed their body */
@@ -608,5 +610,17 @@ struct muxbpf_run_counts {
 	__u64 clock_ns[MUXBPF_PROG__COUNT]; /* calibration: one back-to-back clock read each */
 };
 _Static_assert(sizeof(struct muxbpf_run_counts) == 384, "muxbpf_run_counts layout");
+
+/*
+ * Other processes' events, counted per CPU without a map lookup (bpf/ledger.bpf.c bystanders,
+ * in the mmapped .bss): one cache line per CPU, slot cpu % MUXBPF_CPU_SLOTS (CPUs beyond share
+ * a slot, and may lose an increment when they collide).  No phase: the loader reads the lines at
+ * each boundary and books what they gained to the phase that ended.
+ */
+#define MUXBPF_CPU_SLOTS 1024
+struct muxbpf_exit_line {
+	__u64 exits[MUXBPF_PROG__COUNT];
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct muxbpf_exit_line) == 64, "muxbpf_exit_line layout");
 
 #endif /* MUXBPF_H */

@@ -53,6 +53,10 @@ struct profiler {
 	struct jitter *jitter; /* re-draws the sampler events' periods (jitter.c) */
 	uint32_t epoch; /* phase boundaries so far (the ledger's phase_epoch >> 32) */
 	unsigned int prev_phase;
+	/* the bystanders' early exits (muxbpf_exit_line) booked by phase at the boundaries so
+	 * far, and the lines' sums at the last boundary */
+	uint64_t (*exits)[MUXBPF_PROG__COUNT];
+	uint64_t exits_booked[MUXBPF_PROG__COUNT];
 	double floor_ns;     /* the tracepoints' cost per syscall outside the programs, -1: none */
 	bool stats;          /* run-time statistics enabled */
 	struct calib *calib; /* the calibration window, NULL without statistics */
@@ -605,6 +609,58 @@ static int load(struct profiler *p, const struct profiler_opts *opts)
 	return start_unwind(p);
 }
 
+/* The ledger's phase as its programs see it (bpf/ledger.bpf.c phase_of()). */
+static uint32_t ledger_phase(const struct profiler *p)
+{
+	uint32_t ph = (uint32_t)__atomic_load_n(&p->skel->bss->phase_epoch, __ATOMIC_SEQ_CST);
+
+	return ph < MUXBPF_MAX_PHASES ? ph : 0;
+}
+
+/* The bystanders' early exits so far, summed over the CPUs' lines. */
+static void exit_lines_sum(const struct profiler *p, uint64_t sum[MUXBPF_PROG__COUNT])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int n = ncpu > 0 && ncpu < MUXBPF_CPU_SLOTS ? ncpu : MUXBPF_CPU_SLOTS;
+
+	memset(sum, 0, MUXBPF_PROG__COUNT * sizeof(*sum));
+	for (int c = 0; c < n; c++)
+		for (int i = 0; i < MUXBPF_PROG__COUNT; i++)
+			sum[i] += __atomic_load_n(&p->skel->bss->bystanders[c].exits[i],
+						  __ATOMIC_RELAXED);
+}
+
+/* At a boundary: what the lines gained since the last one goes to the phase that ends. */
+static void exit_lines_book(struct profiler *p)
+{
+	uint64_t now[MUXBPF_PROG__COUNT];
+	uint32_t ph = ledger_phase(p);
+
+	if (!p->ledger)
+		return;
+	exit_lines_sum(p, now);
+	for (int i = 0; i < MUXBPF_PROG__COUNT; i++) {
+		p->exits[ph][i] += now[i] - p->exits_booked[i];
+		p->exits_booked[i] = now[i];
+	}
+}
+
+/* Phase ph's early exits: booked at the boundaries, and since the last one if it is running. */
+static void exit_lines_read(const struct profiler *p, uint32_t ph, __u64 out[MUXBPF_PROG__COUNT])
+{
+	uint64_t now[MUXBPF_PROG__COUNT];
+
+	if (!p->ledger)
+		return;
+	for (int i = 0; i < MUXBPF_PROG__COUNT; i++)
+		out[i] = p->exits[ph][i];
+	if (ph != ledger_phase(p))
+		return;
+	exit_lines_sum(p, now);
+	for (int i = 0; i < MUXBPF_PROG__COUNT; i++)
+		out[i] += now[i] - p->exits_booked[i];
+}
+
 int profiler__run_counts(struct profiler *p, uint32_t ph, struct muxbpf_run_counts *out,
 			 uint64_t *samples)
 {
@@ -642,6 +698,7 @@ int profiler__run_counts(struct profiler *p, uint32_t ph, struct muxbpf_run_coun
 			o[i] += x[i];
 		*samples += st[c].taken;
 	}
+	exit_lines_read(p, ph, out->exits);
 out:
 	free(v);
 	free(st);
@@ -716,7 +773,8 @@ struct profiler *profiler__new(const struct profiler_opts *opts)
 	p->pid = opts->pid;
 	p->perf_fd = p->perf_link_fd = p->iter_link_fd = -1;
 	p->ledger = !opts->no_ledger;
-	err = load(p, opts);
+	p->exits = calloc(MUXBPF_MAX_PHASES, sizeof(*p->exits));
+	err = p->exits ? load(p, opts) : -ENOMEM;
 	if (!err)
 		err = attach_runtime(p);
 	p->floor_ns = -1;
@@ -762,6 +820,7 @@ void profiler__set_phase(struct profiler *p, unsigned int phase)
 {
 	/* The .bss is mmapped: the store is visible to the next sample on any CPU. */
 	__atomic_store_n(&p->skel->bss->phase, phase, __ATOMIC_SEQ_CST);
+	exit_lines_book(p);
 	/* the ledger's phase and boundary in one store (bpf/ledger.bpf.c, at_boundary()) */
 	p->prev_phase = (uint32_t)p->skel->bss->phase_epoch;
 	p->epoch++;
@@ -845,6 +904,7 @@ void profiler__free(struct profiler *p)
 		close(p->thread_fds[2 * p->nthreads - 1 - i]);
 	free(p->thread_fds);
 	free(p->thread_tids);
+	free(p->exits);
 	for (int i = 0; i < p->nnoclone; i++)
 		close(p->noclone_fds[i]);
 	free(p->noclone_fds);
