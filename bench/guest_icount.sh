@@ -12,7 +12,8 @@
 # round, MUXBPF_ICOUNT_OVERHEAD_ROUNDS, default 1, at --scale MUXBPF_ICOUNT_SCALE, default 0.1).
 # MUXBPF_ICOUNT_WHAT="storm overhead" by default.  Needs root and `make bench-build qemu-plugin`.
 # MUXBPF_ICOUNT_HIST=1: the storm's instructions per call by kernel function as well (the plugin's
-# hist=, a callback per block: a slower boot), for the bystander under bare and the two floors.
+# hist=, a callback per block: a slower boot), for the bystander under bare and the two floors,
+# and for the target under bare and the two ledgers.
 # Prints per configuration and process: instructions per call (each round), the instructions
 # added to bare's, and the looper's CPU ns per call as the guest's clock read it (emulated: no
 # measure of hardware).  Measures only: never passes or fails on a number.
@@ -55,20 +56,21 @@ for f in "$plugin" "$out/bench/storm" "$out/bench/overhead"; do
 	echo "guest_icount: skip: $f not built (make bench-build qemu-plugin)"
 	exit 0
 done
-# by_function RES CALLS: the bystander's instructions per call by kernel function (that of the
-# block's start address; below the kernel's text: "(user)") under bare, the tracepoint floor and
-# the fentry floor, the mean of the rounds, the functions whose count differs from bare's by 1 or
-# more
+# by_function RES CALLS PROCESS C1 C2 C3: PROCESS's (bystander or target) instructions per call by
+# kernel function (that of the block's start address; below the kernel's text: "(user)") under
+# the storm's configurations C1 (the reference: bare), C2 and C3, the mean of the rounds, the
+# functions whose count differs from C1's by 1 or more
 by_function() {
 	grep ' [tT] ' "$1/kallsyms" | sort >"$1/kallsyms.text"
-	awk -v calls="$2" '
+	awk -v calls="$2" -v proc="$3" -v c1="$4" -v c2="$5" -v c3="$6" '
 		FILENAME ~ /kallsyms.text$/ { a[++n] = $1; nm[n] = $3; next }
 		FILENAME ~ /log$/ {
-			if ($0 !~ /^icount window [0-9]+: .*[|]bystander[|]/) next
+			if ($0 !~ /^icount window [0-9]+: /) next
 			split($0, f, /[:|]/); sub(/^icount window /, "", f[1]); sub(/^ /, "", f[2])
-			if (f[2] == "bare") col[f[1]] = 1
-			if (f[2] == "tgid filter tp_btf") col[f[1]] = 2
-			if (f[2] == "tgid filter fentry") col[f[1]] = 3
+			if (f[3] != proc) next
+			if (f[2] == c1) col[f[1]] = 1
+			if (f[2] == c2) col[f[1]] = 2
+			if (f[2] == c3) col[f[1]] = 3
 			if (f[1] in col) rounds[col[f[1]]]++
 			next
 		}
@@ -93,8 +95,7 @@ by_function() {
 					printf "%-36s %10.1f %10.1f %12.1f\n", s, v[s, 1], v[s, 2], v[s, 3]
 			}
 		}' "$1/kallsyms.text" "$1/log" "$1/plugin.hist" | sort -k4 -n -r |
-		{ printf "%-36s %10s %10s %12s\n" "bystander insns/call by function" bare \
-			"tp floor" "fentry floor"; cat; }
+		{ printf "%-36s %10s %10s %12s\n" "$3 insns/call by function" "$4" "$5" "$6"; cat; }
 }
 
 for s in $series; do
@@ -143,6 +144,11 @@ for s in $series; do
 		cp "$res/log" "$res/icount-$what.log" && cp "$res/plugin.out" "$res/icount-$what.plugin"
 		grep -E '^(total: |icount_window)' "$res/plugin.out"
 		sed -n 's/^icount \(hook\|guest\): /  /p' "$res/log" | sort -u
-		[ "$what" = storm ] && [ -s "$res/plugin.hist" ] && by_function "$res" "$calls"
+		if [ "$what" = storm ] && [ -s "$res/plugin.hist" ]; then
+			by_function "$res" "$calls" bystander bare "tgid filter tp_btf" \
+				"tgid filter fentry"
+			by_function "$res" "$calls" target bare "default, tracepoint" \
+				"default (auto hook)"
+		fi
 	done
 done
