@@ -54,12 +54,13 @@ enum {
 	DEFAULT,     /* the defaults: statistics for the calibration window only (hook: auto) */
 	FILTER_FENTRY, /* fentry + fexit on x64_sys_call: compare the tgid, exit (n/a: refused) */
 	DEFAULT_TP,  /* the defaults with --syscall-hook tracepoint */
+	NOSITES,     /* the defaults without call-site walks (--site-every 0; hook: auto) */
 	NCONF
 };
 static const char *const conf_name[NCONF] = {
 	"bare", "empty raw_tp", "empty tp_btf", "tgid filter tp_btf", "sampler only",
 	"--no-bpf-stats", "--bpf-stats", "default (auto hook)", "tgid filter fentry",
-	"default, tracepoint",
+	"default, tracepoint", "default, no call sites",
 };
 
 /* The looper's own CPU time (the kernel's runtime): time it sits preempted on this shared
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 						 .running = true,
 						 .no_ledger = c == SAMPLER, .no_stats = c == NOSTATS,
 						 .bpf_stats = c == STATS,
+						 .site_every = c == NOSITES ? -1 : 0,
 						 .syscall_hook = c == DEFAULT_TP
 									 ? SYSCALL_HOOK_TRACEPOINT
 									 : SYSCALL_HOOK_AUTO };
