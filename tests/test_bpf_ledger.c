@@ -219,15 +219,17 @@ static const struct ledger_sys_row *find_sys(const struct phase_ledger *l, const
 }
 
 /*
- * The syscall hook asked for (MUXBPF_SYSCALL_HOOK; auto: whichever the probe chose) ran, its
- * reason names it, only its pair of programs was loaded, and what it cost another process's
- * syscall was measured.  The other tests then hold for that hook.
+ * The syscall hook asked for (MUXBPF_SYSCALL_HOOK; auto: whichever the probe chose, and where
+ * MUXBPF_SYSCALL_HOOK_PICKS names the one this kernel allows, that one) ran, its reason names it,
+ * only its pair of programs was loaded, and what it cost another process's syscall was measured.
+ * The other tests then hold for that hook.
  */
 static void test_hook_chosen(void **state)
 {
 	(void)state;
 	skip_unless_bpf();
 	const char *want = getenv("MUXBPF_SYSCALL_HOOK");
+	const char *picks = getenv("MUXBPF_SYSCALL_HOOK_PICKS");
 	const char *name = syscall_hook_name(R.hook.hook);
 	bool fentry = R.hook.hook == SYSCALL_HOOK_FENTRY;
 
@@ -236,6 +238,8 @@ static void test_hook_chosen(void **state)
 	assert_true(fentry || R.hook.hook == SYSCALL_HOOK_TRACEPOINT);
 	if (want && *want && strcmp(want, "auto"))
 		assert_int_equal(R.hook.hook, syscall_hook_parse(want));
+	if (picks && *picks)
+		assert_int_equal(R.hook.hook, syscall_hook_parse(picks));
 	assert_int_equal(strncmp(R.hook.why, name, strlen(name)), 0);
 	assert_true(R.hook_fds[fentry] >= 0);
 	assert_true(R.hook_fds[!fentry] < 0);

@@ -2,7 +2,7 @@
 # The kernel matrix: boot Debian's own kernels in QEMU (TCG: no KVM needed) and run the BPF
 # suites, real muxbpf runs (the default target, upstream 2.14) and tests/e2e/nonroot.sh inside,
 # on the host's files.
-#   tests/kernels/run.sh BUILD_DIR [SERIES...]      (SERIES: 6.1 6.12 by default; 5.10 too)
+#   tests/kernels/run.sh BUILD_DIR [SERIES...]      (SERIES: 6.1 6.12 by default; 5.10 and 6.17 too)
 # Kernel packages come from the machine's apt sources (`apt-get download` + `dpkg -x`, cached in
 # BUILD_DIR/kernels, never installed); the current name of each series is asked of apt-cache,
 # because security updates rename them.  The guest sees the host's / read-only over virtio-9p,
@@ -94,21 +94,26 @@ if [ "$arch" != "$host_arch" ]; then
 fi
 
 # apt_for SERIES: sets $apt, the apt options for the series' packages: the machine's sources,
-# or for a kernel of an older Debian release (5.10: Debian 11) a private source list of that
-# release in $kdir (the machine's apt configuration is not touched)
+# or for a kernel of another Debian release a private source list of that release in $kdir (the
+# machine's apt configuration is not touched): 5.10, Debian 11's; 6.17, Debian 13's backports
+# (a kernel past 6.15, where x64_sys_call cannot be traced)
 apt_for() {
-	apt=
-	case $1 in 5.10) rel=bullseye ;; *) return 0 ;; esac
+	apt= sec=
+	case $1 in
+	5.10) rel=bullseye sec="$rel-security" ;;
+	6.17) rel=trixie-backports ;;
+	*) return 0 ;;
+	esac
 	d=$kdir/apt-$rel
 	apt="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null"
 	apt="$apt -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Debug::NoLocking=1"
 	[ -f "$d/updated" ] && return 0
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
 	key=/usr/share/keyrings/debian-archive-keyring.gpg
-	cat >"$d/sources.list" <<-SRC
-	deb [signed-by=$key] http://deb.debian.org/debian $rel main
-	deb [signed-by=$key] http://deb.debian.org/debian-security $rel-security main
-	SRC
+	echo "deb [signed-by=$key] http://deb.debian.org/debian $rel main" >"$d/sources.list"
+	[ -z "$sec" ] ||
+		echo "deb [signed-by=$key] http://deb.debian.org/debian-security $sec main" \
+			>>"$d/sources.list"
 	# shellcheck disable=SC2086
 	apt-get -qq $apt update >"$d/update.log" 2>&1 && : >"$d/updated"
 }
@@ -166,8 +171,11 @@ initramfs() {
 	mkdir -p "$stage/bin" "$stage/lib/mods" "$stage/dev"
 	cp "$busybox_bin" "$stage/bin/busybox"
 	: >"$stage/modules.order"
+	# Debian 13's packages have merged /usr: usr/lib/modules
+	mods=$tree/lib/modules
+	[ -d "$mods" ] || mods=$tree/usr/lib/modules
 	for m in virtio_pci 9pnet_virtio 9p overlay; do
-		add_module "$tree/lib/modules" "$stage" "$m"
+		add_module "$mods" "$stage" "$m"
 	done
 	cp "$repo/tests/kernels/init" "$stage/init"
 	chmod 755 "$stage/init"
