@@ -36,8 +36,7 @@ seed() {
 		--exclude=./test-artifacts --exclude=./npm --exclude=./kernels --exclude=./runs .) |
 		tar -xf - -C "$1"
 	rm -f "$1"/bpf/*.o "$1"/*.skel.h
-	for d in "$1"/src/*.d; do
-		[ -f "$d" ] || continue
+	find "$1"/src -name '*.d' | while read -r d; do
 		if grep -q 'skel\.h' "$d" || { [ -s "${2:-/dev/null}" ] && grep -qFf "$2" "$d"; }; then
 			rm -f "${d%.d}.o"
 		fi
