@@ -9,6 +9,9 @@
 # order rotates from round to round.
 # With BASE (git revisions, or overhead binaries built from them, separated by spaces), each one's
 # whole sampler runs in the same rotation: a change's before and after side by side.
+# VARIANTS="NAME:DEFINES ..." (DEFINES: -DX=Y for the BPF side, several joined by commas) builds
+# the whole sampler once more per variant with those defines (an experiment's #ifndef in bpf/)
+# and runs it in the same rotation, paired with the whole sampler like BASE.
 # STAGES="0:whole" (a subset of the stage list below) builds and runs only those stages.
 # BLOCK_MS (overhead's --block-ms, 400 by default) sets how long each sampler block runs: every
 # block starts a fresh profiler, so short blocks weigh first sightings (new stacks, uncached
@@ -51,6 +54,16 @@ for s in $names; do
 done
 all=$names
 i=0
+for v in ${VARIANTS:-}; do
+	i=$((i + 1))
+	all="$all var$i:${v%%:*}"
+	defs=$(echo "${v#*:}" | tr , ' ')
+	seed "$work/bvar$i"
+	make -s OUTPUT="$work/bvar$i" BPF_DEFS="-DMUXBPF_BENCH_STAGE=0 $defs" \
+		"$work/bvar$i/bench/overhead" >"$work/makevar$i.log" 2>&1 ||
+		{ tail -20 "$work/makevar$i.log"; exit 1; }
+done
+i=0
 for b in $base; do
 	i=$((i + 1))
 	all="$all base$i:$b"
@@ -70,6 +83,7 @@ done
 echo "# mb_sample ns per run by stage: $rounds rounds, phases $phases, sampler only, 997 Hz," \
 	"blocks of ${BLOCK_MS:-400} ms"
 [ -n "$base" ] && echo "# base: the whole sampler of each of $base, in the same rotation"
+[ -n "${VARIANTS:-}" ] && echo "# variants: the whole sampler built with ${VARIANTS}, in the same rotation"
 machine_facts
 echo "# the machine is shared: other work ran beside it"
 k=$(echo $all | wc -w)
@@ -102,8 +116,8 @@ awk -v names="$all" '
 		for (i = 1; i <= k; i++) {
 			split(st[i], nm, ":")
 			med = median(v[nm[1]])
-			if (nm[1] ~ /^base/) {
-				# paired: the whole sample of this tree over the base, round by round
+			if (nm[1] ~ /^(base|var)/) {
+				# paired: the whole sample of this tree over the base or variant, round by round
 				p = ""
 				for (j = 1; j <= nr; j++)
 					if (r[j, 0] + 0 > 0 && r[j, nm[1]] + 0 > 0)
