@@ -14,12 +14,13 @@
  * Cost (measured on the project's VM).  The sampler runs from a timer interrupt after the target
  * has had the CPU for a millisecond, so its data is cold: each cache line it touches costs as
  * much as a dozen instructions, and a bpf_probe_read_user() ~100 ns hot, whatever its size up to
- * a page (8 bytes ~100 ns, 4 KiB ~185 ns).  So: the stack is read a page at a time into a
- * two-page per-CPU cache (a walk touches a few pages, not one or two words per frame); a per-CPU
- * rule cache keyed by pc answers most frames with one cache line (the same return addresses come
- * back sample after sample) where the tables cost the mapping, a page index entry, one or two
- * lines of rows and the rule; the last mapping is kept; a saved rbp is read only when a later
- * frame uses it; the frame array is cleared only where the last walk left frames.
+ * a page (8 bytes ~100 ns, 4 KiB ~185 ns).  So: the stack is read 1 KiB at a time into a two-span
+ * per-CPU cache (a walk reads a few spans, not one or two words per frame; 1-2 KiB spans cost ~5%
+ * less per sample than whole pages: bench/reports/2026-12-06-sampler-cost-3.md); a per-CPU rule
+ * cache keyed by pc answers most frames with one cache line (the same return addresses come back
+ * sample after sample) where the tables cost the mapping, a page index entry, one or two lines of
+ * rows and the rule; the last mapping is kept; a saved rbp is read only when a later frame uses
+ * it; the frame array is cleared only where the last walk left frames.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -87,9 +88,10 @@ struct {
 
 #define REQ_INTERVAL_NS (5 * 1000 * 1000)
 #define SCRATCH_DEPTH 128
-#define PAGE_SIZE 4096
-#define PAGE_WORDS (PAGE_SIZE / 8)
-#define PAGE_NONE 1 /* a tag no page has: nothing cached */
+/* The stack's copies: aligned spans of SPAN bytes, a power of two that divides a page. */
+#define SPAN 1024
+#define SPAN_WORDS (SPAN / 8)
+#define SPAN_NONE 1 /* a tag no span has: nothing cached */
 /* Rows between two page index entries: at most 2^SHIFT + 1, found in SHIFT + 1 halvings. */
 #define ROW_STEPS (MUXBPF_UNW_IDX_SHIFT + 1)
 /*
@@ -175,7 +177,7 @@ struct walk {
 #define NO_SLOT 0xffffffffu
 
 /*
- * Per-CPU: the frames, two cached stack pages (direct-mapped by page parity, so the two pages
+ * Per-CPU: the frames, two cached stack spans (direct-mapped by span parity, so the two spans
  * around a frame that straddles a boundary stay in) and the walk's state.  The state lives here,
  * not on the stack, so that the verifier sees unknown values in the bpf_loop callback and
  * verifies it once instead of once per constant frame count.  ips[dirty..] are zero: a walk
@@ -183,8 +185,8 @@ struct walk {
  */
 struct scratch {
 	__u64 ips[SCRATCH_DEPTH];
-	__u64 page[2][PAGE_WORDS];
-	__u64 page_addr[2];
+	__u64 span[2][SPAN_WORDS];
+	__u64 span_addr[2];
 	struct walk w;
 	__u32 next_id; /* this CPU's stack id counter */
 	__u32 dirty;
@@ -228,25 +230,25 @@ static __always_inline int read_word(__u64 addr, __u64 *out)
 }
 
 /*
- * The stack word at addr, through the page cache.  The copy is page-aligned, so it fails only
- * where an 8-byte read of the same page would (an unmapped or absent page); then, and for an
+ * The stack word at addr, through the span cache.  A span lies within a page, so its copy fails
+ * only where an 8-byte read of the same page would (an unmapped or absent page); then, and for an
  * unaligned address, the word is read alone.
  */
 static __always_inline int stack_word(struct scratch *s, __u64 addr, __u64 *out)
 {
-	__u64 page = addr & ~(__u64)(PAGE_SIZE - 1);
-	__u32 i = (addr / PAGE_SIZE) & 1;
+	__u64 span = addr & ~(__u64)(SPAN - 1);
+	__u32 i = (addr / SPAN) & 1;
 
 	if (addr & 7)
 		return read_word(addr, out);
-	if (s->page_addr[i] != page) {
-		if (bpf_probe_read_user(s->page[i], PAGE_SIZE, (const void *)page)) {
-			s->page_addr[i] = PAGE_NONE;
+	if (s->span_addr[i] != span) {
+		if (bpf_probe_read_user(s->span[i], SPAN, (const void *)span)) {
+			s->span_addr[i] = SPAN_NONE;
 			return read_word(addr, out);
 		}
-		s->page_addr[i] = page;
+		s->span_addr[i] = span;
 	}
-	*out = s->page[i][(addr / 8) & (PAGE_WORDS - 1)];
+	*out = s->span[i][(addr / 8) & (SPAN_WORDS - 1)];
 	return 0;
 }
 
@@ -652,8 +654,8 @@ __hidden int mb_user_stack(__u64 ip, __u64 sp, __u64 bp, struct muxbpf_phase_sta
 	w->sp = sp;
 	w->bp = bp;
 	w->flags = W_BP_OK | W_IP_EXACT;
-	/* The cache holds the last walk's pages, maybe of another process. */
-	s->page_addr[0] = s->page_addr[1] = PAGE_NONE;
+	/* The cache holds the last walk's spans, maybe of another process. */
+	s->span_addr[0] = s->span_addr[1] = SPAN_NONE;
 	slot = bpf_map_lookup_elem(&unwind_pids, &tgid);
 	rec = slot ? *slot : (__u64)NO_SLOT;
 	/*
