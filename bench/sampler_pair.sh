@@ -5,8 +5,9 @@
 # run-time statistics give each mb_sample's ns per run over that window.  Both samplers run in the
 # same milliseconds, so what the host does to one it does to the other: B/A per window is paired
 # at millisecond scale (two runs of one build minutes apart differ by 20-60% on these VMs).
-# Attaching second costs a few percent (A/A), so the pair runs twice, B attached second and then
-# first, and the order-balanced ratio is the geometric mean of the two orders' medians.  This is
+# The attach order moves the ratio by a few percent (A/A runs: 0.90-1.01 in one order), so the
+# pair runs twice, B attached second and then first, and the order-balanced ratio is the
+# geometric mean of the two orders' medians; an A/A run shows what the method resolves.  This is
 # a long-running profiler's regime: warm maps and rule caches after the first seconds (ignored:
 # the windows start 4 s after both attached); bench/sampler_stages.sh measures fresh profilers.
 #   bench/sampler_pair.sh A [B (default A: an A/A run, the method's own resolution)]

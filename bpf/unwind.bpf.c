@@ -12,15 +12,16 @@
  * per CPU.
  *
  * Cost (measured on the project's VM).  The sampler runs from a timer interrupt after the target
- * has had the CPU for a millisecond, so its data is cold: each cache line it touches costs as
- * much as a dozen instructions, and a bpf_probe_read_user() ~100 ns hot, whatever its size up to
- * a page (8 bytes ~100 ns, 4 KiB ~185 ns).  So: the stack is read 1 KiB at a time into a two-span
- * per-CPU cache (a walk reads a few spans, not one or two words per frame; 1-2 KiB spans cost ~5%
- * less per sample than whole pages: bench/reports/2026-12-06-sampler-cost-3.md); a per-CPU rule
- * cache keyed by pc answers most frames with one cache line (the same return addresses come back
- * sample after sample) where the tables cost the mapping, a page index entry, one or two lines of
- * rows and the rule; the last mapping is kept; a saved rbp is read only when a later frame uses
- * it; the frame array is cleared only where the last walk left frames.
+ * has had the CPU for a millisecond, so what it touches is cold: a second walk of the same stack
+ * in the same run costs a sixth of the first (bench/reports/2026-12-06-sampler-cost-3.md), and a
+ * bpf_probe_read_user() costs ~100 ns hot whatever its size up to a page (8 bytes ~100 ns, 4 KiB
+ * ~185 ns).  So: the stack is read 1 KiB at a time into a two-span per-CPU cache (a walk reads a
+ * few spans, not one or two words per frame; 1 KiB spans measured 3-7% cheaper per sample than
+ * whole pages, about the paired method's A/A spread); a per-CPU rule cache keyed by pc answers
+ * most frames with one cache line (the same return addresses come back sample after sample)
+ * where the tables cost the mapping, a page index entry, one or two lines of rows and the rule;
+ * the last mapping is kept; a saved rbp is read only when a later frame uses it; the frame array
+ * is cleared only where the last walk left frames.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
