@@ -100,9 +100,6 @@ one_order "$B" "$A"
 mv "$tmp/w" "$tmp/w.Bfirst"
 echo "# load at the end $(load1)"
 [ -s "$tmp/w.Bsecond" ] && [ -s "$tmp/w.Bfirst" ] || { echo "sampler_pair: no window had samples of both"; exit 1; }
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 echo "order     window: A ns  B ns  (A runs, B runs)  B/A"
 awk '{ printf "B second  %6d: %5d %5d  (%d, %d)  %.3f\n", NR, $1, $2, $3, $4, $2 / $1 }' "$tmp/w.Bsecond"
 awk '{ printf "B first   %6d: %5d %5d  (%d, %d)  %.3f\n", NR, $2, $1, $4, $3, $1 / $2 }' "$tmp/w.Bfirst"

@@ -45,23 +45,22 @@ seed() {
 		fi
 	done
 }
+# build NAME BPF_DEFS: this tree's overhead in $work/bNAME, seeded from BUILD_DIR
+build() {
+	seed "$work/b$1"
+	make -s OUTPUT="$work/b$1" BPF_DEFS="$2" "$work/b$1/bench/overhead" >"$work/make$1.log" 2>&1 ||
+		{ tail -20 "$work/make$1.log"; exit 1; }
+}
 names=${STAGES:-1:entry 2:setup 3:walk 4:intern 0:whole}
 for s in $names; do
-	n=${s%%:*}
-	seed "$work/b$n"
-	make -s OUTPUT="$work/b$n" BPF_DEFS=-DMUXBPF_BENCH_STAGE=$n "$work/b$n/bench/overhead" \
-		>"$work/make$n.log" 2>&1 || { tail -20 "$work/make$n.log"; exit 1; }
+	build "${s%%:*}" "-DMUXBPF_BENCH_STAGE=${s%%:*}"
 done
 all=$names
 i=0
 for v in ${VARIANTS:-}; do
 	i=$((i + 1))
 	all="$all var$i:${v%%:*}"
-	defs=$(echo "${v#*:}" | tr , ' ')
-	seed "$work/bvar$i"
-	make -s OUTPUT="$work/bvar$i" BPF_DEFS="-DMUXBPF_BENCH_STAGE=0 $defs" \
-		"$work/bvar$i/bench/overhead" >"$work/makevar$i.log" 2>&1 ||
-		{ tail -20 "$work/makevar$i.log"; exit 1; }
+	build "var$i" "-DMUXBPF_BENCH_STAGE=0 $(echo "${v#*:}" | tr , ' ')"
 done
 i=0
 for b in $base; do
