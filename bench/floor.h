@@ -67,10 +67,12 @@ static inline int load_floor(bool btf, bool filter, const char *tp, __u32 tgid)
 }
 
 /*
- * The same tgid filter as fentry (or fexit) on the 64-bit syscall dispatcher x64_sys_call, the
- * fentry hook's floor (src/loader/syscall_hook.c).  A link fd, or -1 where the kernel refuses.
+ * The same tgid filter as fentry (or fexit) on the kernel function FUNC: the 64-bit syscall
+ * dispatcher x64_sys_call (the fentry hook's floor, src/loader/syscall_hook.c), or one
+ * syscall's own function __x64_sys_NAME (what 6.15+ kernels, whose dispatcher is not
+ * traceable, leave to hook).  A link fd, or -1 where the kernel refuses.
  */
-static inline int load_fentry_floor(bool fexit, __u32 tgid)
+static inline int load_fentry_floor(bool fexit, const char *func, __u32 tgid)
 {
 	struct bpf_insn filt[] = FLOOR_FILTER(tgid);
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
@@ -80,7 +82,7 @@ static inline int load_fentry_floor(bool fexit, __u32 tgid)
 
 	if (!vm)
 		return -1;
-	id = btf__find_by_name_kind(vm, "x64_sys_call", BTF_KIND_FUNC);
+	id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
 	btf__free(vm);
 	if (id < 0)
 		return -1;
@@ -90,6 +92,29 @@ static inline int load_fentry_floor(bool fexit, __u32 tgid)
 	if (fd < 0)
 		return -1;
 	lfd = bpf_raw_tracepoint_open(NULL, fd);
+	close(fd);
+	return lfd;
+}
+
+/*
+ * The same tgid filter as one kprobe.multi link (or its return probes) on the N functions at
+ * ADDRS: one program for every per-syscall function at once (bench/sysfn.h lists them).  A link
+ * fd, or -1 where the kernel refuses (no kprobes, no fprobe, a function ftrace cannot hook).
+ */
+static inline int load_kmulti_floor(bool ret, const unsigned long *addrs, size_t n, __u32 tgid)
+{
+	struct bpf_insn filt[] = FLOOR_FILTER(tgid);
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = addrs,
+		    .kprobe_multi.cnt = (__u32)n,
+		    .kprobe_multi.flags = ret ? BPF_F_KPROBE_MULTI_RETURN : 0);
+	int fd, lfd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "mb_floor", "GPL", filt,
+			   sizeof(filt) / sizeof(filt[0]), &o);
+	if (fd < 0)
+		return -1;
+	lfd = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &lo);
 	close(fd);
 	return lfd;
 }

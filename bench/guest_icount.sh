@@ -141,6 +141,7 @@ for s in $series; do
 				}
 			}' "$res/plugin.out" "$res/log"
 		grep -E '^(storm|overhead) rc=' "$res/log"
+		grep '^attach: ' "$res/log"
 		cp "$res/log" "$res/icount-$what.log" && cp "$res/plugin.out" "$res/icount-$what.plugin"
 		grep -E '^(total: |icount_window)' "$res/plugin.out"
 		sed -n 's/^icount \(hook\|guest\): /  /p' "$res/log" | sort -u

@@ -390,9 +390,9 @@ static void perf_stop(struct bench *b)
  * floor-fentry: the same as fentry/fexit on x64_sys_call. */
 static int floor_attach(struct bench *b, bool fentry)
 {
-	b->floor_links[0] = fentry ? load_fentry_floor(false, (__u32)b->pid)
+	b->floor_links[0] = fentry ? load_fentry_floor(false, "x64_sys_call", (__u32)b->pid)
 				   : load_floor(true, true, "sys_enter", (__u32)b->pid);
-	b->floor_links[1] = fentry ? load_fentry_floor(true, (__u32)b->pid)
+	b->floor_links[1] = fentry ? load_fentry_floor(true, "x64_sys_call", (__u32)b->pid)
 				   : load_floor(true, true, "sys_exit", (__u32)b->pid);
 	if (b->floor_links[0] >= 0 && b->floor_links[1] >= 0)
 		return 0;

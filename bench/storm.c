@@ -12,7 +12,11 @@
  * median's ratio to bare and the ns added per call.  Needs root (or CAP_BPF + CAP_PERFMON).
  * The fentry rows (a tgid filter as fentry/fexit on x64_sys_call, and the default ledger, whose
  * hook is auto: fentry there) need a kernel that traces x64_sys_call (Debian's 6.1 and 6.12);
- * elsewhere the filter's row says n/a and the default runs on the tracepoints.
+ * elsewhere the filter's row says n/a and the default runs on the tracepoints.  The hooks a
+ * 6.15+ kernel leaves (its dispatcher is not traceable): the tgid filter as fentry/fexit on
+ * __x64_sys_geteuid, the storm's own syscall function, and as kprobe.multi + return on every
+ * __x64_sys_* function; n/a where the kernel refuses them.  Before the rounds, what it costs to
+ * hook every __x64_sys_* function each way ("attach:" lines).
  *
  * Each batch of calls sits between the markers of bench/qemu/icount_mark.h (no-ops on
  * hardware), so that in a guest under the icount_window QEMU plugin every batch is one window
@@ -41,6 +45,7 @@
 #include "loader/collect_live.h"
 #include "base/log.h"
 #include "floor.h"
+#include "sysfn.h"
 #include "qemu/icount_mark.h"
 
 enum {
@@ -55,12 +60,15 @@ enum {
 	FILTER_FENTRY, /* fentry + fexit on x64_sys_call: compare the tgid, exit (n/a: refused) */
 	DEFAULT_TP,  /* the defaults with --syscall-hook tracepoint */
 	NOSITES,     /* the defaults without call-site walks (--site-every 0; hook: auto) */
+	FILTER_SYSFN, /* fentry + fexit on __x64_sys_geteuid only: compare the tgid, exit */
+	FILTER_KMULTI, /* kprobe.multi + return on every __x64_sys_*: compare the tgid, exit */
 	NCONF
 };
 static const char *const conf_name[NCONF] = {
 	"bare", "empty raw_tp", "empty tp_btf", "tgid filter tp_btf", "sampler only",
 	"--no-bpf-stats", "--bpf-stats", "default (auto hook)", "tgid filter fentry",
-	"default, tracepoint", "default, no call sites",
+	"default, tracepoint", "default, no call sites", "tgid filter fentry sysfn",
+	"tgid filter kprobe.multi",
 };
 
 /* The looper's own CPU time (the kernel's runtime): time it sits preempted on this shared
@@ -125,6 +133,119 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The per-syscall functions and their addresses (bench/sysfn.h), for the 6.15+ hooks' rows */
+struct sysfns {
+	struct sysfn *v;
+	unsigned long *addrs;
+	int n;
+};
+
+/* The floor pair of configuration C (FILTER_FENTRY, _SYSFN, _KMULTI) into LINKS; both -1
+ * where the kernel refuses either. */
+static void hook_pair(int c, pid_t target, const struct sysfns *sf, int links[2])
+{
+	const struct sysfn *own = sysfn_find(sf->v, sf->n, "geteuid");
+	const char *fn = own && own->btf[0] ? own->btf : SYSFN_PREFIX "geteuid";
+
+	for (int ret = 0; ret < 2; ret++) {
+		links[ret] = c == FILTER_FENTRY ? load_fentry_floor(ret, "x64_sys_call", target)
+			     : c == FILTER_SYSFN ? load_fentry_floor(ret, fn, target)
+			     : sf->n > 0	 ? load_kmulti_floor(ret, sf->addrs, sf->n, target)
+						 : -1;
+		if (links[ret] < 0)
+			break;
+	}
+	if (links[0] >= 0 && links[1] < 0) {
+		close(links[0]);
+		links[0] = -1;
+	}
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * What hooking every per-syscall function costs to set up and take down: fentry + fexit on
+ * each that BTF names (two programs loaded and attached per function), and kprobe.multi +
+ * return over all of them (two programs, two links).  Printed, not counted in the storm.
+ */
+static void attach_cost(const struct sysfns *sf, pid_t tgid, bool emulated)
+{
+	const char *clock = emulated ? " (guest clock, emulated)" : "";
+	int *fds = calloc(2 * (size_t)sf->n + 2, sizeof(*fds)), got = 0, named = 0;
+	double t0 = mono_ms(), t1, t2;
+
+	if (!fds)
+		return;
+	char refused[256] = "";
+
+	for (int i = 0; i < sf->n; i++) {
+		if (!sf->v[i].btf[0])
+			continue;
+		named++;
+		for (int ret = 0; ret < 2; ret++) {
+			size_t len = strlen(refused);
+
+			if ((fds[got] = load_fentry_floor(ret, sf->v[i].btf, tgid)) >= 0)
+				got++;
+			else if (len + 80 < sizeof(refused))
+				snprintf(refused + len, sizeof(refused) - len, "%s %s %s",
+					 len ? "," : "; refused:", ret ? "fexit" : "fentry",
+					 sf->v[i].btf);
+		}
+	}
+	t1 = mono_ms();
+	for (int i = 0; i < got; i++)
+		close(fds[i]);
+	t2 = mono_ms();
+	printf("attach: fentry + fexit on the %d of %d " SYSFN_PREFIX "* functions BTF names: "
+	       "%d of %d links, %.1f ms to load and attach, %.1f ms to close%s%s\n", named, sf->n,
+	       got, 2 * named, t1 - t0, t2 - t1, clock, refused);
+	t0 = mono_ms();
+	fds[0] = load_kmulti_floor(false, sf->addrs, sf->n, tgid);
+	fds[1] = fds[0] < 0 ? -1 : load_kmulti_floor(true, sf->addrs, sf->n, tgid);
+	t1 = mono_ms();
+	if (fds[1] < 0)
+		printf("attach: kprobe.multi on %d " SYSFN_PREFIX "* functions: refused (%s)\n",
+		       sf->n, strerror(errno));
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	t2 = mono_ms();
+	if (fds[1] >= 0)
+		printf("attach: kprobe.multi + return on %d " SYSFN_PREFIX "* functions: 2 links, "
+		       "%.1f ms to load and attach, %.1f ms to close%s\n", sf->n, t1 - t0, t2 - t1,
+		       clock);
+	free(fds);
+}
+
+/* The per-syscall functions into SF, and what hooking them all costs; an empty SF where they
+ * cannot be listed. */
+static void sysfns_load(struct sysfns *sf, pid_t tgid, bool emulated)
+{
+	sf->n = sysfn_list(&sf->v);
+	if (sf->n <= 0) {
+		printf("attach: no " SYSFN_PREFIX "* function listed (tracefs's "
+		       "available_filter_functions: %s): not measured\n",
+		       sf->n < 0 ? strerror(errno) : "none");
+		sf->n = 0;
+		return;
+	}
+	sf->addrs = calloc(sf->n, sizeof(*sf->addrs));
+	if (!sf->addrs) {
+		sf->n = 0;
+		return;
+	}
+	for (int i = 0; i < sf->n; i++)
+		sf->addrs[i] = sf->v[i].addr;
+	attach_cost(sf, tgid, emulated);
+}
+
 /*
  * Before a counted batch: a second idle, so that the work the kernel defers from loading and
  * freeing programs (RCU callbacks, trampoline images, map frees) runs outside the window; and
@@ -153,6 +274,7 @@ int main(int argc, char **argv)
 	FILE *f;
 	int stats = -1;
 	bool icount = argc > 3 && !strcmp(argv[3], "icount");
+	struct sysfns sf = {};
 
 	if (rounds < 1 || rounds > 64 || calls < 1 || (argc > 3 && !icount) || argc > 4) {
 		fprintf(stderr, "usage: storm [ROUNDS 1-64] [CALLS] [icount]\n");
@@ -162,6 +284,7 @@ int main(int argc, char **argv)
 	bystander = spawn_looper(&ocmd, &ores);
 	if (target < 0 || bystander < 0)
 		return 1;
+	sysfns_load(&sf, target, icount);
 	for (int r = 0; r < rounds; r++) {
 		for (int k = 0; k < NCONF; k++) {
 			int c = (k + r) % NCONF; /* rotate the order */
@@ -176,11 +299,11 @@ int main(int argc, char **argv)
 			struct profiler *p = NULL;
 			int links[2] = { -1, -1 };
 
-			if (c >= SAMPLER && c != FILTER_FENTRY && !(p = profiler__new(&o)))
+			if (c >= SAMPLER && c <= NOSITES && c != FILTER_FENTRY &&
+			    !(p = profiler__new(&o)))
 				return 1;
-			if (c == FILTER_FENTRY) {
-				links[0] = load_fentry_floor(false, target);
-				links[1] = links[0] < 0 ? -1 : load_fentry_floor(true, target);
+			if (c == FILTER_FENTRY || c == FILTER_SYSFN || c == FILTER_KMULTI) {
+				hook_pair(c, target, &sf, links);
 				if (links[1] < 0) {
 					/* this kernel refuses it: the row says n/a */
 					if (links[0] >= 0)
@@ -253,7 +376,7 @@ int main(int argc, char **argv)
 	}
 	printf("ns per syscall(SYS_geteuid), %d rounds of %ld calls, interleaved (order rotated); "
 	       "machine-wide BPF stats at the end: %d\n", rounds, calls, stats);
-	printf("%-20s %-10s %8s %8s %8s %8s %9s\n", "configuration", "process", "best", "median",
+	printf("%-26s %-10s %8s %8s %8s %8s %9s\n", "configuration", "process", "best", "median",
 	       "max", "ratio", "+ns/call");
 	for (int who = 0; who < 2; who++) {
 		double med0 = 0;
@@ -265,11 +388,11 @@ int main(int argc, char **argv)
 			if (c == BARE)
 				med0 = x[rounds / 2];
 			if (x[0] < 0) {
-				printf("%-20s %-10s %8s (this kernel refuses it)\n", conf_name[c],
+				printf("%-26s %-10s %8s (this kernel refuses it)\n", conf_name[c],
 				       who ? "bystander" : "target", "n/a");
 				continue;
 			}
-			printf("%-20s %-10s %8.1f %8.1f %8.1f %7.3fx %+9.1f\n", conf_name[c],
+			printf("%-26s %-10s %8.1f %8.1f %8.1f %7.3fx %+9.1f\n", conf_name[c],
 			       who ? "bystander" : "target", x[0], x[rounds / 2], x[rounds - 1],
 			       x[rounds / 2] / med0, x[rounds / 2] - med0);
 		}
@@ -285,6 +408,8 @@ int main(int argc, char **argv)
 		printf("  round %d: default est %.1f; --bpf-stats est %.1f, statistics %.1f "
 		       "(est/stats %.3f)\n", r + 1, est_ns[0][r], est_ns[1][r], truth_ns[r],
 		       truth_ns[r] > 0 ? est_ns[1][r] / truth_ns[r] : 0);
+	free(sf.v);
+	free(sf.addrs);
 	kill(target, SIGKILL);
 	kill(bystander, SIGKILL);
 	waitpid(target, NULL, 0);
