@@ -2,9 +2,11 @@
 /*
  * The ledger's syscall hook, chosen by a probe: a two-instruction fentry program on
  * x64_sys_call, loaded and attached for a moment.  Kernels 6.1.85+ and 6.9-6.14 allow it;
- * 6.15+ cannot trace x64_sys_call, and some kernels refuse fentry altogether (EPERM).  The probe
- * is fentry only: an fexit is never attached and detached for nothing (a call that never
- * returns through x64_sys_call, exit_group, would keep its trampoline image referenced).
+ * 6.15+ cannot trace x64_sys_call (there the tracepoints run: the per-syscall functions' fentry
+ * or kprobe.multi cost more per call, doc/kernels.md), and some kernels refuse fentry
+ * altogether (EPERM).  The probe is fentry only: an fexit is never attached and detached for
+ * nothing (a call that never returns through x64_sys_call, exit_group, would keep its
+ * trampoline image referenced).
  */
 #include <elf.h>
 #include <errno.h>
