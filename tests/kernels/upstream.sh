@@ -21,12 +21,16 @@ need_root_bpf
 command -v node >/dev/null 2>&1 || fail "node not installed (make deps)"
 e2e_init guest_upstream
 export TMPDIR=$work/tmp
-fail_files="$work/out $work/err"
 t0=$(date +%s)
 "$muxbpf" --netmux "$game/bin/netmux" --game "$game" --phase $phases --scale 0.1 --freq 4999 \
 	--max-phase-seconds 0 --out "$work/art" >"$work/out" 2>"$work/err"
 rc=$?
 cat "$work/out"
+# its warnings too, kept in the guest's log whatever the verdict; and the guest's room, which
+# a failure quotes beside them
+sed 's/^/stderr: /' "$work/err"
+{ df -k "$work"; free -m; } >"$work/room" 2>&1
+fail_files="$work/err $work/room $work/out"
 [ $rc -eq 0 ] || fail "muxbpf exited $rc on upstream's netmux"
 grep -q '^  version  MUX 2\.14\.' "$work/out" || fail "the run names no MUX 2.14"
 fail_files=
