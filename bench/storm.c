@@ -60,7 +60,7 @@ enum {
 	FILTER_FENTRY, /* fentry + fexit on x64_sys_call: compare the tgid, exit (n/a: refused) */
 	DEFAULT_TP,  /* the defaults with --syscall-hook tracepoint */
 	NOSITES,     /* the defaults without call-site walks (--site-every 0; hook: auto) */
-	FILTER_SYSFN, /* fentry + fexit on __x64_sys_geteuid only: compare the tgid, exit */
+	FILTER_SYSFN, /* fentry + fexit on geteuid's own function only: compare the tgid, exit */
 	FILTER_KMULTI, /* kprobe.multi + return on every __x64_sys_*: compare the tgid, exit */
 	NCONF
 };
@@ -178,12 +178,12 @@ static void attach_cost(const struct sysfns *sf, pid_t tgid, bool emulated)
 {
 	const char *clock = emulated ? " (guest clock, emulated)" : "";
 	int *fds = calloc(2 * (size_t)sf->n + 2, sizeof(*fds)), got = 0, named = 0;
-	double t0 = mono_ms(), t1, t2;
+	char refused[256] = "";
+	double t0, t1, t2;
 
 	if (!fds)
 		return;
-	char refused[256] = "";
-
+	t0 = mono_ms();
 	for (int i = 0; i < sf->n; i++) {
 		if (!sf->v[i].btf[0])
 			continue;
