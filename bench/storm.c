@@ -43,6 +43,7 @@
 #include "loader/syscall_hook.h"
 #include "model/ledger.h"
 #include "loader/collect_live.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "floor.h"
 #include "sysfn.h"
@@ -159,14 +160,6 @@ static void hook_pair(int c, pid_t target, const struct sysfns *sf, int links[2]
 		close(links[0]);
 		links[0] = -1;
 	}
-}
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*
@@ -306,8 +299,6 @@ int main(int argc, char **argv)
 				hook_pair(c, target, &sf, links);
 				if (links[1] < 0) {
 					/* this kernel refuses it: the row says n/a */
-					if (links[0] >= 0)
-						close(links[0]);
 					v[0][c][r] = v[1][c][r] = -1;
 					continue;
 				}
